@@ -1,0 +1,18 @@
+"""The hosted games by name. Adding a game: one package under domain/ and one line here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.contract import Game
+
+GAMES: dict[str, Game[Any, Any]] = {}
+
+
+def register(game: Game[Any, Any]) -> Game[Any, Any]:
+    GAMES[game.name] = game
+    return game
+
+
+def get(name: str) -> Game[Any, Any] | None:
+    return GAMES.get(name)
