@@ -1,0 +1,274 @@
+"""The Litestar application: API v1 of API.md.
+
+Handlers are sync and run in the thread pool: the `eventsourcing` library is synchronous.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Litestar, Request, Response, get, post
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.params import Parameter
+from litestar.response import Stream
+
+from api import schemas as s
+from api.errors import HANDLERS, documented
+from api.middleware import RequestLogMiddleware
+from service.audit import export_lines, stored_lines, verify
+from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unavailable
+from service.fold import Fold
+from service.games import GameService, game_types
+from service.players import Player, Players
+from service.store import EventStoreApp
+
+NDJSON = "application/x-ndjson"
+BEARER = [{"bearer": []}]
+_encode = msgspec.json.encode
+
+
+class Tabletop:
+    """What the handlers share: the store and the two services on it."""
+
+    def __init__(self, store: EventStoreApp, arbiters: frozenset[str] = frozenset()) -> None:
+        self.store = store
+        self.games = GameService(store)
+        self.players = Players(store)
+        self.arbiters = arbiters
+
+    def caller(self, request: Request[Any, Any, Any], required: bool) -> Player | None:
+        header = request.headers.get("authorization")
+        if header is None:
+            if required:
+                raise Unauthorized("unauthorized", "send Authorization: Bearer <api_key>")
+            return None
+        scheme, _, token = header.partition(" ")
+        player = self.players.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+        if player is None:
+            raise Unauthorized("unauthorized", "the API key is not valid")
+        return player
+
+    def game(self, game_id: UUID) -> Fold:
+        return self.games.get(game_id)
+
+
+def _app(request: Request[Any, Any, Any]) -> Tabletop:
+    tabletop: Tabletop = request.app.state.tabletop
+    return tabletop
+
+
+def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
+    seat = t.games.seat_for(fold, player)
+    shown = None if fold.status == "finished" else seat
+    return s.GameOut(
+        id=str(fold.id), game=fold.game.name, status=fold.status, version=fold.version,
+        seats=[s.SeatOut(i, fold.players[i], fold.names[i], fold.bots.get(i))
+               for i in range(fold.seats)],
+        awaiting=fold.awaiting(), view=t.games.view(fold, shown),
+        result=msgspec.to_builtins(fold.result) if fold.result else None,
+        options=msgspec.to_builtins(fold.options), seed_commitment=fold.seed_commitment,
+        your_seat=seat, created_at=fold.created_at, last_activity=fold.last_at,
+    )
+
+
+# ---- players ----------------------------------------------------------------------------
+
+@post("/v1/players", operation_id="createPlayer", tags=["players"], sync_to_thread=True,
+      responses=documented(400))
+def create_player(request: Request[Any, Any, Any], data: s.NewPlayer) -> s.PlayerCreated:
+    """Register a player. The API key is shown once; only its salted hash is kept."""
+    player, key = _app(request).players.register(data.name)
+    return s.PlayerCreated(player.id, player.name, key)
+
+
+@get("/v1/players/{player_id:str}", operation_id="getPlayer", tags=["players"],
+     sync_to_thread=True, responses=documented(404))
+def get_player(request: Request[Any, Any, Any], player_id: str) -> s.PlayerOut:
+    player = _app(request).players.get(player_id)
+    if player is None:
+        raise NotFound("player_not_found", f"no player {player_id}")
+    return s.PlayerOut(player.id, player.name, player.created_at)
+
+
+# ---- games --------------------------------------------------------------------------------
+
+@get("/v1/game-types", operation_id="listGameTypes", tags=["games"], sync_to_thread=False)
+def list_game_types() -> list[s.GameType]:
+    return [msgspec.convert(t, s.GameType) for t in game_types()]
+
+
+@post("/v1/games", operation_id="createGame", tags=["games"], sync_to_thread=True,
+      security=BEARER, responses=documented(400, 401, 409, 422))
+def create_game(request: Request[Any, Any, Any], data: s.NewGame) -> s.GameOut:
+    """Create a game; `bots` fills seats with bots by name ("random" works for every game)."""
+    t = _app(request)
+    player = t.caller(request, required=True)
+    assert player is not None
+    bots = {int(seat): bot for seat, bot in data.bots.items()}
+    fold = t.games.create(player, data.game, data.seats, data.options, bots)
+    if data.seat is not None:
+        fold = t.games.join(player, fold.id, data.seat)
+    return _game_out(t, fold, player)
+
+
+@post("/v1/games/{game_id:uuid}/join", operation_id="joinGame", tags=["games"],
+      sync_to_thread=True, status_code=200, security=BEARER,
+      responses=documented(400, 401, 404, 409, 422))
+def join_game(
+    request: Request[Any, Any, Any], game_id: UUID, data: s.JoinGame | None = None
+) -> s.GameOut:
+    """Take a seat (the first free one if none is named); the game starts when full."""
+    t = _app(request)
+    player = t.caller(request, required=True)
+    assert player is not None
+    fold = t.games.join(player, game_id, data.seat if data else None)
+    return _game_out(t, fold, player)
+
+
+@get("/v1/games/{game_id:uuid}", operation_id="getGame", tags=["games"], sync_to_thread=True,
+     responses=documented(400, 401, 404))
+def get_game(request: Request[Any, Any, Any], game_id: UUID) -> s.GameOut:
+    """The game as the caller may see it: its seat's view, the public view for spectators,
+    everything once finished."""
+    t = _app(request)
+    return _game_out(t, t.game(game_id), t.caller(request, required=False))
+
+
+@get("/v1/games/{game_id:uuid}/legal-moves", operation_id="getLegalMoves", tags=["games"],
+     sync_to_thread=True, security=BEARER, responses=documented(400, 401, 403, 404))
+def legal_moves(request: Request[Any, Any, Any], game_id: UUID) -> s.LegalMoves:
+    """Every move the caller's seat may make now, each exactly a body for POST .../moves."""
+    t = _app(request)
+    player = t.caller(request, required=True)
+    fold = t.game(game_id)
+    seat = t.games.seat_for(fold, player)
+    if seat is None:
+        raise Forbidden("not_seated", "you hold no seat in this game")
+    return s.LegalMoves(fold.version, t.games.legal_moves(fold, seat))
+
+
+@post("/v1/games/{game_id:uuid}/moves", operation_id="submitMove", tags=["games"],
+      sync_to_thread=True, status_code=200, security=BEARER,
+      responses=documented(400, 401, 403, 404, 409, 422))
+def submit_move(
+    request: Request[Any, Any, Any], game_id: UUID, data: s.MoveRequest,
+    idempotency_key: Annotated[str, Parameter(header="Idempotency-Key", min_length=1,
+                                              max_length=200)],
+) -> s.MoveResult:
+    """Apply a move at `expected_version`. A retry with the same Idempotency-Key gets the
+    first answer; bots awaited next move in the same request, so `version` may be beyond
+    the move's own events."""
+    t = _app(request)
+    player = t.caller(request, required=True)
+    assert player is not None
+    answer = t.games.move(player, game_id, data.expected_version, data.move, idempotency_key)
+    return s.MoveResult(answer.version, [msgspec.convert(e, s.EventOut) for e in answer.events])
+
+
+@get("/v1/games/{game_id:uuid}/events", operation_id="listEvents", tags=["games"],
+     sync_to_thread=True, responses=documented(400, 401, 404))
+def list_events(
+    request: Request[Any, Any, Any], game_id: UUID,
+    after: Annotated[int, Parameter(ge=0, le=2**31)] = 0,
+    limit: Annotated[int, Parameter(ge=1, le=10_000)] = 1000,
+) -> Response[Any]:
+    """The events the caller may see, in order (`Accept: application/x-ndjson` streams one
+    per line)."""
+    t = _app(request)
+    fold = t.game(game_id)
+    seat = t.games.seat_for(fold, t.caller(request, required=False))
+    events = t.games.visible_events(fold, seat, after, limit)
+    if NDJSON in request.headers.get("accept", ""):
+        return Stream(_ndjson(events), media_type=NDJSON)
+    page = s.EventPage(fold.version, [msgspec.convert(e, s.EventOut) for e in events])
+    return Response(page)
+
+
+@get("/v1/games/{game_id:uuid}/replay", operation_id="replayGame", tags=["games"],
+     sync_to_thread=True, responses=documented(400, 401, 404, 422))
+def replay(
+    request: Request[Any, Any, Any], game_id: UUID,
+    version: Annotated[int, Parameter(ge=-(2**31), le=2**31)],
+) -> s.ReplayOut:
+    """The caller's view of the game after its first `version` events."""
+    t = _app(request)
+    fold = t.game(game_id)
+    seat = t.games.seat_for(fold, t.caller(request, required=False))
+    past = t.games.replay(fold, version)
+    finished = fold.status == "finished"
+    return s.ReplayOut(
+        version=past.version, status=past.status, awaiting=past.awaiting(),
+        view=t.games.view(past, None if finished else seat),
+        state=msgspec.to_builtins(past.state) if finished else None,
+    )
+
+
+@get("/v1/games/{game_id:uuid}/export", operation_id="exportGame", tags=["games"],
+     sync_to_thread=True, media_type=NDJSON, responses=documented(400, 401, 404, 409))
+def export(request: Request[Any, Any, Any], game_id: UUID) -> Stream:
+    """The complete log of a finished game (API.md's export format), one JSON per line."""
+    t = _app(request)
+    fold = t.game(game_id)
+    if fold.status != "finished":
+        raise Conflict("game_not_finished", "only finished games are exported")
+    lines = export_lines(game_id, stored_lines(t.store, game_id),
+                         t.games.seed_of_finished(fold))
+    return Stream(_ndjson(list(lines)), media_type=NDJSON)
+
+
+@get("/v1/games/{game_id:uuid}/audit", operation_id="auditGame", tags=["games"],
+     sync_to_thread=True, responses=documented(400, 401, 404, 409))
+def audit(request: Request[Any, Any, Any], game_id: UUID) -> s.AuditOut:
+    """Verify the hash chain and re-run every recorded command from the revealed seed
+    (finished games; an arbiter may audit a running one)."""
+    t = _app(request)
+    fold = t.game(game_id)
+    player = t.caller(request, required=False)
+    seed = t.games.seed_of_finished(fold)
+    if seed is None:
+        if player is None or player.id not in t.arbiters:
+            raise Conflict("game_not_finished", "running games are audited by arbiters only")
+        seed = t.games.seed_hex(fold)
+    lines = list(export_lines(game_id, stored_lines(t.store, game_id), seed))
+    return msgspec.convert(msgspec.to_builtins(verify(lines, seed)), s.AuditOut)
+
+
+# ---- operations ---------------------------------------------------------------------------
+
+@get("/health", operation_id="health", tags=["operations"], sync_to_thread=True,
+     responses=documented(503))
+def health(request: Request[Any, Any, Any]) -> s.Health:
+    try:
+        _app(request).store.recorder.max_notification_id()
+    except Exception as error:  # any failure of the store means "not healthy"
+        raise Unavailable("store_unavailable", f"the store does not answer: {error}") from None
+    return s.Health("ok")
+
+
+def _ndjson(items: list[Any]) -> Iterator[bytes]:
+    for item in items:
+        yield _encode(item) + b"\n"
+
+
+def create_app(tabletop: Tabletop) -> Litestar:
+    app = Litestar(
+        route_handlers=[create_player, get_player, list_game_types, create_game, join_game,
+                        get_game, legal_moves, submit_move, list_events, replay, export, audit,
+                        health],
+        exception_handlers=HANDLERS,  # type: ignore[arg-type]
+        middleware=[RequestLogMiddleware()],
+        openapi_config=OpenAPIConfig(
+            title="Tabletop", version="1.0.0",
+            description="Turn-based board games as immutable event logs.",
+            components=Components(security_schemes={
+                "bearer": SecurityScheme(type="http", scheme="bearer")}),
+        ),
+        request_max_body_size=1 << 20,
+        debug=False,
+    )
+    app.state.tabletop = tabletop
+    return app

@@ -1,0 +1,70 @@
+"""Every refusal as application/problem+json with a stable `code`; no input yields a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+
+from api.schemas import ProblemBody
+from service.errors import Problem
+
+PROBLEM_JSON = "application/problem+json"
+log = structlog.get_logger("tabletop.api")
+
+_TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+           405: "Method Not Allowed", 409: "Conflict", 413: "Payload Too Large",
+           415: "Unsupported Media Type", 422: "Unprocessable Content",
+           500: "Internal Server Error", 503: "Service Unavailable"}
+_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+          405: "method_not_allowed", 409: "conflict", 413: "too_large",
+          415: "unsupported_media_type", 422: "unprocessable", 429: "too_many_requests",
+          500: "internal_error", 503: "unavailable"}
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Response[bytes]:
+    body = ProblemBody(
+        type=f"https://tabletop.example/problems/{code}", title=_TITLES.get(status, "Error"),
+        status=status, detail=detail, code=code, version=extra.get("version"),
+    )
+    return Response(
+        content=msgspec.json.encode(body), status_code=status, media_type=PROBLEM_JSON,
+        headers={"WWW-Authenticate": "Bearer"} if status == 401 else None,
+    )
+
+
+def on_problem(_: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
+    return problem(exc.status, exc.code, exc.detail, **exc.extra)
+
+
+def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    status = exc.status_code
+    code = "invalid_request" if isinstance(exc, ValidationException) else _CODES.get(status, "error")
+    detail = exc.detail
+    extra = getattr(exc, "extra", None)
+    if isinstance(extra, list) and extra:
+        detail = f"{detail}: " + "; ".join(
+            f"{e.get('key', '')} {e.get('message', '')}".strip() for e in extra
+            if isinstance(e, dict))
+    return problem(status, code, str(detail))
+
+
+def on_crash(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.exception("unhandled", path=request.url.path, error=repr(exc))
+    return problem(500, "internal_error", "an unexpected error occurred; it has been logged")
+
+
+HANDLERS = {Problem: on_problem, HTTPException: on_http, Exception: on_crash}
+
+
+def documented(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problem responses a route can give."""
+    return {
+        s: ResponseSpec(data_container=ProblemBody, media_type=PROBLEM_JSON,
+                        description=_TITLES[s], generate_examples=False)
+        for s in statuses
+    }

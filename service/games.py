@@ -1,0 +1,382 @@
+"""The game use cases: create, join, move, read. Game-agnostic: everything game-specific
+comes through the contract of `domain.contract.Game`.
+
+Writes are optimistic: the decided state is kept in an in-process cache and the new events
+are saved at the next version; the store's unique (game, version) key refuses a stale write,
+which means another process moved first, so the fold is caught up and the request re-checked.
+A per-game lock keeps threads of one process from racing each other for nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgspec
+import structlog
+from eventsourcing.persistence import RecordConflictError
+
+from domain.contract import Game, RuleError, random_bot
+from domain.randomness import commitment, rng_for
+from domain.registry import GAMES
+from domain.registry import get as get_game
+from service.chain import GENESIS, line_hash, now_text
+from service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from service.fold import GAME_CREATED, GAME_FINISHED, SEAT_TAKEN, SYSTEM, Fold, new_fold
+from service.players import Player
+from service.store import EventStoreApp, Recorded, SeedKept
+
+log = structlog.get_logger("tabletop.games")
+
+SEED_NAMESPACE = UUID("6d1c2a52-4f0e-4b8e-9a57-1f3c8f0d2b11")
+CACHE_SIZE = 4096
+MAX_SEATS = 16
+
+
+def seed_stream(game_id: UUID) -> UUID:
+    return uuid.uuid5(SEED_NAMESPACE, game_id.hex)
+
+
+@dataclass(frozen=True)
+class MoveAnswer:
+    version: int
+    events: list[dict[str, Any]]
+
+
+class GameService:
+    def __init__(self, store: EventStoreApp) -> None:
+        self.store = store
+        self._cache: OrderedDict[UUID, Fold] = OrderedDict()
+        self._seeds: dict[UUID, bytes] = {}
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self.moves_applied = 0
+
+    # ---- writes -------------------------------------------------------------------------
+
+    def create(
+        self, creator: Player, name: str, seats: int, options: dict[str, Any],
+        bots: dict[int, str],
+    ) -> Fold:
+        game = get_game(name)
+        if game is None:
+            raise Unprocessable("unknown_game", f"no game named {name!r}; see /v1/game-types")
+        if not game.min_players <= seats <= game.max_players:
+            raise Unprocessable(
+                "invalid_seats", f"{name} seats {game.min_players}-{game.max_players} players"
+            )
+        parsed = _options(game, options, seats)
+        for seat, bot in bots.items():
+            if not 0 <= seat < seats:
+                raise Unprocessable("invalid_bot_seat", f"seat {seat} is not in 0..{seats - 1}")
+            if bot != "random" and bot not in game.bots:
+                raise Unprocessable("unknown_bot", f"{name} has no bot {bot!r}")
+        game_id = uuid.uuid4()
+        seed = secrets.token_bytes(32)
+        data = {
+            "game": name, "options": msgspec.to_builtins(parsed), "seats": seats,
+            "seed_commitment": commitment(seed), "created_by": creator.id,
+        }
+        created = _recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data)
+        fold = new_fold(game_id, created)
+        seated: list[Recorded] = []
+        for seat, bot in sorted(bots.items()):
+            taken = {"seat": seat, "player": None, "name": f"{bot} bot", "bot": bot}
+            seated.append(self._next(fold, seated, SEAT_TAKEN, seat, None, None, taken))
+        fold = fold.advance(seated, clone=False)
+        appended = [created, *seated]
+        self._seeds[game_id] = seed
+        if not fold.free_seats():
+            fold, more = self._start(fold, seed, None)
+            appended += more
+        kept = SeedKept(originator_id=seed_stream(game_id), originator_version=1,
+                        timestamp=SeedKept.create_timestamp(), seed=seed.hex())
+        self.store.save(kept, *appended)
+        self._remember(fold)
+        log.info("game_created", game_id=str(game_id), game=name, seats=seats, bots=len(bots))
+        return fold
+
+    def join(self, player: Player, game_id: UUID, seat: int | None) -> Fold:
+        with self._lock(game_id):
+            for _ in range(5):
+                fold = self._fresh(game_id)
+                if fold.status != "open":
+                    raise Conflict("game_not_open", "the game has already started")
+                if fold.seat_of(player.id) is not None:
+                    raise Conflict("already_seated", "you already hold a seat in this game")
+                free = fold.free_seats()
+                if seat is None:
+                    seat = free[0]
+                elif not 0 <= seat < fold.seats:
+                    raise Unprocessable("invalid_seat", f"seat must be in 0..{fold.seats - 1}")
+                elif seat not in free:
+                    raise Conflict("seat_taken", f"seat {seat} is taken")
+                taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
+                event = self._next(fold, [], SEAT_TAKEN, seat, None, None, taken)
+                new = fold.advance([event], clone=False)
+                appended = [event]
+                if not new.free_seats():
+                    new, more = self._start(new, self._seed(game_id), None)
+                    appended += more
+                try:
+                    self.store.save(*appended)
+                except RecordConflictError:
+                    self._catch_up(game_id)
+                    continue
+                self._remember(new)
+                log.info("seat_taken", game_id=str(game_id), seat=seat, player=player.id)
+                return new
+        raise Conflict("busy", "the game changed too often; try again")
+
+    def move(
+        self, player: Player, game_id: UUID, expected_version: int, move: Any, key: str,
+    ) -> MoveAnswer:
+        started = time.perf_counter()
+        with self._lock(game_id):
+            for attempt in range(5):
+                fold = self._fresh(game_id) if attempt else self._cached(game_id)
+                seat = fold.seat_of(player.id)
+                if seat is None:
+                    raise Forbidden("not_seated", "you hold no seat in this game")
+                command = _command(fold.game, move)
+                recorded_command = msgspec.to_builtins(command)
+                batch = fold.batches.get((seat, key))
+                if batch is not None:
+                    asked = (recorded_command, expected_version)
+                    if (batch.command, batch.expected_version) != asked:
+                        raise Unprocessable(
+                            "idempotency_key_reused",
+                            "this Idempotency-Key was used for another move",
+                        )
+                    return MoveAnswer(batch.last, self.visible_events(
+                        fold, seat, batch.first - 1, batch.last - batch.first + 1))
+                if expected_version != fold.version:
+                    if attempt == 0:
+                        continue  # our cache may trail another process: look at the store
+                    raise Conflict(
+                        "version_conflict",
+                        f"expected_version {expected_version} but the game is at {fold.version}",
+                        version=fold.version,
+                    )
+                if fold.status == "finished":
+                    raise Unprocessable("illegal_move.game_over", "the game is over")
+                if fold.status == "open":
+                    raise Unprocessable("illegal_move.not_started", "the game has not started")
+                seed = self._seed(game_id)
+                try:
+                    rng = rng_for(seed, fold.version)
+                    outcome = fold.game.decide(fold.state, seat, command, rng)
+                except RuleError as error:
+                    raise Unprocessable(error.code, error.message) from None
+                new, appended = self._play(
+                    fold, seed, seat, recorded_command, key, outcome)
+                try:
+                    self.store.save(*appended)
+                except RecordConflictError:
+                    continue
+                self._remember(new)
+                self.moves_applied += 1
+                log.info(
+                    "move_applied", game_id=str(game_id), version=new.version, seat=seat,
+                    events=len(appended), ms=round((time.perf_counter() - started) * 1000, 2),
+                )
+                return MoveAnswer(new.version, [self._visible(new, seat, e) for e in appended])
+        raise Conflict("busy", "the game changed too often; try again")
+
+    # ---- reads --------------------------------------------------------------------------
+
+    def get(self, game_id: UUID) -> Fold:
+        return self._cached(game_id)
+
+    def seat_for(self, fold: Fold, player: Player | None) -> int | None:
+        return fold.seat_of(player.id) if player else None
+
+    def view(self, fold: Fold, seat: int | None) -> Any:
+        if not fold.started:
+            return None
+        return msgspec.to_builtins(fold.game.view(fold.state, seat))
+
+    def legal_moves(self, fold: Fold, seat: int) -> list[Any]:
+        if fold.status != "active":
+            return []
+        return [msgspec.to_builtins(c) for c in fold.game.legal_commands(fold.state, seat)]
+
+    def visible_events(
+        self, fold: Fold, seat: int | None, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        return [self._visible(fold, seat, e) for e in self.stored(fold.id, after, limit)]
+
+    def stored(self, game_id: UUID, after: int = 0, limit: int | None = None) -> Iterator[Any]:
+        return self.store.events.get(game_id, gt=after or None, limit=limit)
+
+    def replay(self, fold: Fold, version: int) -> Fold:
+        """The fold of the first `version` events (1 <= version <= the game's version)."""
+        if not 1 <= version <= fold.version:
+            raise Unprocessable("invalid_version", f"version must be in 1..{fold.version}")
+        events = list(self.store.events.get(fold.id, lte=version))
+        return new_fold(fold.id, events[0]).advance(events[1:], clone=False)
+
+    def seed_of_finished(self, fold: Fold) -> str | None:
+        return self.seed_hex(fold) if fold.status == "finished" else None
+
+    def seed_hex(self, fold: Fold) -> str:
+        """The secret seed: for the finished game's export and for arbiters only."""
+        return self._seed(fold.id).hex()
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _start(self, fold: Fold, seed: bytes, key: str | None) -> tuple[Fold, list[Recorded]]:
+        """All seats are filled: the setup events, then whatever bots must play first."""
+        setup = fold.game.setup(fold.options, fold.seats, rng_for(seed, fold.version))
+        return self._play(fold, seed, None, None, key, setup)
+
+    def _play(
+        self, fold: Fold, seed: bytes, seat: int | None, command: Any, key: str | None,
+        outcome: list[Any],
+    ) -> tuple[Fold, list[Recorded]]:
+        """Record `outcome` (the events of one command, or of the setup when `seat` is None),
+        then let bots move while they are awaited, then close a finished game."""
+        appended: list[Recorded] = []
+        state = fold.game.clone(fold.state)
+        actor: int | str = SYSTEM if seat is None else seat
+        while True:
+            for event in outcome:
+                data = msgspec.to_builtins(event)
+                type_ = data.pop("type")
+                appended.append(self._next(fold, appended, type_, actor, command, key, data))
+                state = fold.game.evolve(state, event)
+            if fold.game.result(state) is not None:
+                break
+            bot_seat = next((s for s in fold.game.awaiting(state) if s in fold.bots), None)
+            if bot_seat is None:
+                break
+            version = fold.version + len(appended)
+            bot = fold.game.bots.get(fold.bots[bot_seat], random_bot)
+            chosen = bot(fold.game, state, bot_seat, rng_for(seed, version, "bot"))
+            outcome = fold.game.decide(state, bot_seat, chosen, rng_for(seed, version))
+            actor, command = bot_seat, msgspec.to_builtins(chosen)
+        result = fold.game.result(state)
+        if result is not None:
+            data = {"seed": seed.hex(), "result": msgspec.to_builtins(result)}
+            appended.append(self._next(fold, appended, GAME_FINISHED, SYSTEM, None, key, data))
+        new = fold.advance([], clone=False)
+        new._apply_decided(appended, state)
+        return new, appended
+
+    def _next(
+        self, fold: Fold, pending: list[Recorded], type_: str, seat: int | str, command: Any,
+        key: str | None, data: Any,
+    ) -> Recorded:
+        prev = pending[-1].hash if pending else fold.last_hash
+        version = fold.version + len(pending) + 1
+        return _recorded(fold.id, version, prev, type_, seat, command, key, data)
+
+    def _visible(self, fold: Fold, seat: int | None, e: Any) -> dict[str, Any]:
+        """An event as `seat` may see it: redacted by the game while it runs."""
+        data = e.data
+        if fold.status != "finished" and e.type not in (GAME_CREATED, SEAT_TAKEN, GAME_FINISHED):
+            shown = fold.game.redact(fold.decode(e.type, data), seat)
+            data = msgspec.to_builtins(shown)
+            data.pop("type", None)
+        return {"version": e.originator_version, "type": e.type, "seat": e.seat, "at": e.at,
+                "data": data}
+
+    def _lock(self, game_id: UUID) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(game_id)
+            if lock is None:
+                lock = self._locks[game_id] = threading.Lock()
+            return lock
+
+    def _cached(self, game_id: UUID) -> Fold:
+        fold = self._cache.get(game_id)
+        return fold if fold is not None else self._fresh(game_id)
+
+    def _fresh(self, game_id: UUID) -> Fold:
+        """The fold with every stored event applied (reads only what the cache lacks)."""
+        return self._catch_up(game_id)
+
+    def _catch_up(self, game_id: UUID) -> Fold:
+        fold = self._cache.get(game_id)
+        if fold is None:
+            events = list(self.store.events.get(game_id))
+            if not events or not isinstance(events[0], Recorded):
+                raise NotFound("game_not_found", f"no game {game_id}")
+            fold = new_fold(game_id, events[0]).advance(events[1:], clone=False)
+        else:
+            newer = list(self.store.events.get(game_id, gt=fold.version))
+            if newer:
+                fold = fold.advance(newer)
+        self._remember(fold)
+        return fold
+
+    def _remember(self, fold: Fold) -> None:
+        with self._guard:
+            current = self._cache.get(fold.id)
+            if current is None or current.version <= fold.version:
+                self._cache[fold.id] = fold
+            self._cache.move_to_end(fold.id)
+            while len(self._cache) > CACHE_SIZE:
+                old, _ = self._cache.popitem(last=False)
+                self._seeds.pop(old, None)
+                self._locks.pop(old, None)
+
+    def _seed(self, game_id: UUID) -> bytes:
+        seed = self._seeds.get(game_id)
+        if seed is None:
+            kept = list(self.store.events.get(seed_stream(game_id), limit=1))
+            seed = bytes.fromhex(kept[0].seed)
+            self._seeds[game_id] = seed
+        return seed
+
+
+def _recorded(
+    game_id: UUID, version: int, prev: str, type_: str, seat: int | str, command: Any,
+    key: str | None, data: Any,
+) -> Recorded:
+    at = now_text()
+    hash_ = line_hash({"version": version, "type": type_, "seat": seat, "at": at,
+                       "command": command, "idempotency_key": key, "data": data,
+                       "prev_hash": prev})
+    return Recorded(
+        originator_id=game_id, originator_version=version, timestamp=datetime.fromisoformat(at),
+        type=type_, seat=seat, at=at, command=command, idempotency_key=key, data=data,
+        prev_hash=prev, hash=hash_,
+    )
+
+
+def _options(game: Game[Any, Any], options: dict[str, Any], seats: int) -> Any:
+    try:
+        parsed = msgspec.convert(options, game.options_type, strict=True)
+    except msgspec.ValidationError as error:
+        raise Unprocessable("invalid_options", f"options: {error}") from None
+    try:
+        game.validate_options(parsed, seats)
+    except RuleError as error:
+        raise Unprocessable(error.code, error.message) from None
+    return parsed
+
+
+def _command(game: Game[Any, Any], move: Any) -> Any:
+    try:
+        return msgspec.convert(move, game.command_type, strict=True)
+    except msgspec.ValidationError as error:
+        raise Unprocessable("invalid_move", f"move: {error}") from None
+
+
+def game_types() -> list[dict[str, Any]]:
+    return [
+        {"name": g.name, "title": g.title, "min_players": g.min_players,
+         "max_players": g.max_players,
+         "options": msgspec.to_builtins(g.options_type()),
+         "bots": ["random", *sorted(g.bots)]}
+        for g in GAMES.values()
+    ]
