@@ -1,0 +1,42 @@
+# Every target creates the virtual environment first (uv, pinned, from uv.lock).
+UV_VERSION := 0.13.9
+UV := .uv/bin/uv
+VENV := .venv
+PY := $(VENV)/bin/python
+SYNCED := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml 2>/dev/null | cksum | cut -d' ' -f1)
+
+.PHONY: run test lint openapi openapi-check bench soak clean
+
+$(UV):
+	python3 -m venv .uv
+	.uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(SYNCED): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --quiet
+	rm -f $(VENV)/.synced-*
+	touch $@
+
+run: $(SYNCED)  ## serve the API (SQLite in ./tabletop.sqlite unless DATABASE_URL is set)
+	$(VENV)/bin/tabletop serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
+
+test: $(SYNCED)  ## the whole suite, against the real Postgres
+	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+lint: $(SYNCED)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+openapi: $(SYNCED)
+	$(PY) -m api.openapi
+
+openapi-check: $(SYNCED)
+	$(PY) -m api.openapi --check
+
+bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TEST_DATABASE_URL)
+	$(PY) -m tests.bench
+
+soak: $(SYNCED)  ## the thousands of games the issues ask for
+	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q -m "not slow" tests -k "property"
+
+clean:
+	rm -rf .venv .uv .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,103 @@
+"""The `tabletop` command: serve, selfplay, verify, replay (API.md, "Command line")."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+import typer
+from rich.progress import Progress
+
+from domain.registry import GAMES
+from service.audit import fold_lines, verify
+from service.selfplay import selfplay as run_selfplay
+
+cli = typer.Typer(help="Tabletop: turn-based board games as immutable event logs.",
+                  no_args_is_help=True, add_completion=False)
+
+
+@cli.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8000,
+    workers: Annotated[int, typer.Option(help="processes (Postgres only)")] = 1,
+) -> None:
+    """Serve the API (SQLite store unless DATABASE_URL is set)."""
+    import uvicorn
+
+    from service.settings import Settings
+    from service.store import open_store
+
+    settings = Settings.from_env()
+    if workers > 1 and settings.database_url is None:
+        raise typer.BadParameter("several workers need Postgres (set DATABASE_URL)")
+    # Create the tables once, here: workers creating them at once collide in Postgres.
+    open_store(settings).close()
+    os.environ["TABLETOP_CREATE_TABLES"] = "n"
+    uvicorn.run("api.main:build", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", access_log=False)
+
+
+@cli.command()
+def selfplay(
+    game: Annotated[str, typer.Option(help="game name, e.g. puerto-rico")],
+    players: Annotated[int, typer.Option(help="seats")] = 4,
+    games: Annotated[int, typer.Option(help="how many games")] = 1,
+    seed: Annotated[str | None, typer.Option(help="base seed (random if absent)")] = None,
+    bots: Annotated[str, typer.Option(help="bot per seat, comma-separated, cycled")] = "random",
+    options: Annotated[str, typer.Option(help="game options as JSON")] = "{}",
+) -> None:
+    """Bots play whole games in-process; one JSON line per game on stdout."""
+    chosen = GAMES.get(game)
+    if chosen is None:
+        raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
+    base = seed or secrets.token_hex(8)
+    opts = msgspec.convert(json.loads(options), chosen.options_type)
+    lines = run_selfplay(chosen, players, games, base, bots.split(","), opts)
+    with Progress(disable=not sys.stderr.isatty(), transient=True,
+                  console=None) as progress:
+        task = progress.add_task(f"{game} x{players}", total=games)
+        for line in lines:
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+            progress.advance(task)
+
+
+def _read(file: Path) -> list[dict[str, Any]]:
+    try:
+        return [json.loads(line) for line in file.read_text("utf-8").splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise typer.BadParameter(f"{file}: not an NDJSON export ({error})") from None
+
+
+@cli.command("verify")
+def verify_cmd(file: Annotated[Path, typer.Argument(help="an exported game (NDJSON)")]) -> None:
+    """Check an export offline: hash chain and re-execution. Exit 0 only when it verifies."""
+    report = verify(_read(file))
+    sys.stdout.write(json.dumps(msgspec.to_builtins(report)) + "\n")
+    raise typer.Exit(0 if report.verified else 1)
+
+
+@cli.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="an exported game (NDJSON)")],
+    version: Annotated[int, typer.Option(help="show the state after this many events")],
+) -> None:
+    """Print the game's state after its first VERSION events."""
+    lines = _read(file)
+    try:
+        fold = fold_lines(lines, version)
+    except (ValueError, KeyError, LookupError) as error:
+        raise typer.BadParameter(str(error)) from None
+    out = {"version": fold.version, "status": fold.status,
+           "awaiting": fold.awaiting(), "state": msgspec.to_builtins(fold.state)}
+    sys.stdout.write(json.dumps(out) + "\n")
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,70 @@
+"""A small API client for tests: register players, create games, play them to the end."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+import httpx
+
+
+class Api:
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+
+    def player(self, name: str = "p") -> dict[str, str]:
+        r = self.client.post("/v1/players", json={"name": name})
+        assert r.status_code == 201, r.text
+        body: dict[str, str] = r.json()
+        return body
+
+    @staticmethod
+    def auth(player: dict[str, str] | None, key: str | None = None) -> dict[str, str]:
+        headers = {"Authorization": f"Bearer {player['api_key']}"} if player else {}
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        return headers
+
+    def create(self, player: dict[str, str], game: str, seats: int,
+               bots: dict[int, str] | None = None, **extra: Any) -> dict[str, Any]:
+        body = {"game": game, "seats": seats, "bots": {str(s): b for s, b in (bots or {}).items()},
+                **extra}
+        r = self.client.post("/v1/games", json=body, headers=self.auth(player))
+        assert r.status_code == 201, r.text
+        result: dict[str, Any] = r.json()
+        return result
+
+    def game(self, game_id: str, player: dict[str, str] | None = None) -> dict[str, Any]:
+        r = self.client.get(f"/v1/games/{game_id}", headers=self.auth(player))
+        assert r.status_code == 200, r.text
+        result: dict[str, Any] = r.json()
+        return result
+
+    def legal(self, game_id: str, player: dict[str, str]) -> dict[str, Any]:
+        r = self.client.get(f"/v1/games/{game_id}/legal-moves", headers=self.auth(player))
+        assert r.status_code == 200, r.text
+        result: dict[str, Any] = r.json()
+        return result
+
+    def move(self, game_id: str, player: dict[str, str], version: int, move: Any,
+             key: str | None = None) -> httpx.Response:
+        return self.client.post(
+            f"/v1/games/{game_id}/moves", json={"expected_version": version, "move": move},
+            headers=self.auth(player, key or uuid.uuid4().hex))
+
+    def play_out(self, game_id: str, seated: dict[int, dict[str, str]], rng: random.Random,
+                 on_step: Any = None) -> dict[str, Any]:
+        """Every awaited human seat plays a random legal move until the game is finished."""
+        while True:
+            state = self.game(game_id)
+            if state["status"] != "active":
+                return state
+            seat = state["awaiting"][0]
+            player = seated[seat]
+            legal = self.legal(game_id, player)
+            chosen = rng.choice(legal["moves"])
+            r = self.move(game_id, player, legal["version"], chosen)
+            assert r.status_code == 200, r.text
+            if on_step is not None:
+                on_step(seat, r.json())
