@@ -13,7 +13,7 @@ import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.params import Parameter
+from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from api import schemas as s
@@ -78,8 +78,8 @@ def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
 # ---- players ----------------------------------------------------------------------------
 
 @post("/v1/players", operation_id="createPlayer", tags=["players"], sync_to_thread=True,
-      responses=documented(400))
-def create_player(request: Request[Any, Any, Any], data: s.NewPlayer) -> s.PlayerCreated:
+      responses=documented(400, 422))
+def create_player(request: Request[Any, Any, Any], data: JSONBody[s.NewPlayer]) -> s.PlayerCreated:
     """Register a player. The API key is shown once; only its salted hash is kept."""
     player, key = _app(request).players.register(data.name)
     return s.PlayerCreated(player.id, player.name, key)
@@ -87,7 +87,7 @@ def create_player(request: Request[Any, Any, Any], data: s.NewPlayer) -> s.Playe
 
 @get("/v1/players/{player_id:str}", operation_id="getPlayer", tags=["players"],
      sync_to_thread=True, responses=documented(404))
-def get_player(request: Request[Any, Any, Any], player_id: str) -> s.PlayerOut:
+def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> s.PlayerOut:
     player = _app(request).players.get(player_id)
     if player is None:
         raise NotFound("player_not_found", f"no player {player_id}")
@@ -103,7 +103,7 @@ def list_game_types() -> list[s.GameType]:
 
 @post("/v1/games", operation_id="createGame", tags=["games"], sync_to_thread=True,
       security=BEARER, responses=documented(400, 401, 409, 422))
-def create_game(request: Request[Any, Any, Any], data: s.NewGame) -> s.GameOut:
+def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s.GameOut:
     """Create a game; `bots` fills seats with bots by name ("random" works for every game)."""
     t = _app(request)
     player = t.caller(request, required=True)
@@ -119,7 +119,7 @@ def create_game(request: Request[Any, Any, Any], data: s.NewGame) -> s.GameOut:
       sync_to_thread=True, status_code=200, security=BEARER,
       responses=documented(400, 401, 404, 409, 422))
 def join_game(
-    request: Request[Any, Any, Any], game_id: UUID, data: s.JoinGame | None = None
+    request: Request[Any, Any, Any], game_id: FromPath[UUID], data: JSONBody[s.JoinGame | None] = None
 ) -> s.GameOut:
     """Take a seat (the first free one if none is named); the game starts when full."""
     t = _app(request)
@@ -131,7 +131,7 @@ def join_game(
 
 @get("/v1/games/{game_id:uuid}", operation_id="getGame", tags=["games"], sync_to_thread=True,
      responses=documented(400, 401, 404))
-def get_game(request: Request[Any, Any, Any], game_id: UUID) -> s.GameOut:
+def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
     """The game as the caller may see it: its seat's view, the public view for spectators,
     everything once finished."""
     t = _app(request)
@@ -140,7 +140,7 @@ def get_game(request: Request[Any, Any, Any], game_id: UUID) -> s.GameOut:
 
 @get("/v1/games/{game_id:uuid}/legal-moves", operation_id="getLegalMoves", tags=["games"],
      sync_to_thread=True, security=BEARER, responses=documented(400, 401, 403, 404))
-def legal_moves(request: Request[Any, Any, Any], game_id: UUID) -> s.LegalMoves:
+def legal_moves(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.LegalMoves:
     """Every move the caller's seat may make now, each exactly a body for POST .../moves."""
     t = _app(request)
     player = t.caller(request, required=True)
@@ -155,9 +155,9 @@ def legal_moves(request: Request[Any, Any, Any], game_id: UUID) -> s.LegalMoves:
       sync_to_thread=True, status_code=200, security=BEARER,
       responses=documented(400, 401, 403, 404, 409, 422))
 def submit_move(
-    request: Request[Any, Any, Any], game_id: UUID, data: s.MoveRequest,
-    idempotency_key: Annotated[str, Parameter(header="Idempotency-Key", min_length=1,
-                                              max_length=200)],
+    request: Request[Any, Any, Any], game_id: FromPath[UUID], data: JSONBody[s.MoveRequest],
+    idempotency_key: Annotated[str, HeaderParameter(name="Idempotency-Key", min_length=1,
+                                                    max_length=200)],
 ) -> s.MoveResult:
     """Apply a move at `expected_version`. A retry with the same Idempotency-Key gets the
     first answer; bots awaited next move in the same request, so `version` may be beyond
@@ -172,9 +172,9 @@ def submit_move(
 @get("/v1/games/{game_id:uuid}/events", operation_id="listEvents", tags=["games"],
      sync_to_thread=True, responses=documented(400, 401, 404))
 def list_events(
-    request: Request[Any, Any, Any], game_id: UUID,
-    after: Annotated[int, Parameter(ge=0, le=2**31)] = 0,
-    limit: Annotated[int, Parameter(ge=1, le=10_000)] = 1000,
+    request: Request[Any, Any, Any], game_id: FromPath[UUID],
+    after: Annotated[int, QueryParameter(ge=0, le=2**31)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1000,
 ) -> Response[Any]:
     """The events the caller may see, in order (`Accept: application/x-ndjson` streams one
     per line)."""
@@ -191,8 +191,8 @@ def list_events(
 @get("/v1/games/{game_id:uuid}/replay", operation_id="replayGame", tags=["games"],
      sync_to_thread=True, responses=documented(400, 401, 404, 422))
 def replay(
-    request: Request[Any, Any, Any], game_id: UUID,
-    version: Annotated[int, Parameter(ge=-(2**31), le=2**31)],
+    request: Request[Any, Any, Any], game_id: FromPath[UUID],
+    version: Annotated[int, QueryParameter(ge=-(2**31), le=2**31)],
 ) -> s.ReplayOut:
     """The caller's view of the game after its first `version` events."""
     t = _app(request)
@@ -209,7 +209,7 @@ def replay(
 
 @get("/v1/games/{game_id:uuid}/export", operation_id="exportGame", tags=["games"],
      sync_to_thread=True, media_type=NDJSON, responses=documented(400, 401, 404, 409))
-def export(request: Request[Any, Any, Any], game_id: UUID) -> Stream:
+def export(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Stream:
     """The complete log of a finished game (API.md's export format), one JSON per line."""
     t = _app(request)
     fold = t.game(game_id)
@@ -222,7 +222,7 @@ def export(request: Request[Any, Any, Any], game_id: UUID) -> Stream:
 
 @get("/v1/games/{game_id:uuid}/audit", operation_id="auditGame", tags=["games"],
      sync_to_thread=True, responses=documented(400, 401, 404, 409))
-def audit(request: Request[Any, Any, Any], game_id: UUID) -> s.AuditOut:
+def audit(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.AuditOut:
     """Verify the hash chain and re-run every recorded command from the revealed seed
     (finished games; an arbiter may audit a running one)."""
     t = _app(request)

@@ -15,6 +15,7 @@ from rich.progress import Progress
 
 from domain.registry import GAMES
 from service.audit import fold_lines, verify
+from service.plugins import load_plugins
 from service.selfplay import selfplay as run_selfplay
 
 cli = typer.Typer(help="Tabletop: turn-based board games as immutable event logs.",
@@ -100,4 +101,9 @@ def replay(
 
 
 def main() -> None:
+    load_plugins()
     cli()
+
+
+if __name__ == "__main__":
+    main()

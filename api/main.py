@@ -6,6 +6,7 @@ from litestar import Litestar
 
 from api.app import Tabletop, create_app
 from service.logs import configure
+from service.plugins import load_plugins
 from service.settings import Settings
 from service.store import open_store
 
@@ -13,4 +14,5 @@ from service.store import open_store
 def build(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     configure(settings.log_json)
+    load_plugins()
     return create_app(Tabletop(open_store(settings), settings.arbiters))

@@ -29,6 +29,7 @@ from service.settings import Settings
 from tests import secret_duel
 
 register(secret_duel.GAME)
+os.environ["TABLETOP_PLUGINS"] = "tests.secret_duel"  # for the CLI run in subprocesses
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
