@@ -20,7 +20,7 @@ from domain.contract import Result, RuleError, deep_clone, illegal, not_your_tur
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     rounds: int = 3
-    hand: int = 3
+    hand_size: int = 3
 
 
 class Commit(msgspec.Struct, tag="commit", tag_field="type", frozen=True):
@@ -112,20 +112,20 @@ class SecretDuel:
     def validate_options(self, options: Options, seats: int) -> None:
         if not 1 <= options.rounds <= 10:
             raise RuleError("invalid_options.rounds", "rounds must be 1..10")
-        if not 1 <= options.hand <= 5:
-            raise RuleError("invalid_options.hand", "hand must be 1..5")
+        if not 1 <= options.hand_size <= 5:
+            raise RuleError("invalid_options.hand_size", "hand must be 1..5")
 
     def initial(self, options: Options, seats: int) -> State:
         return State(seats=seats, rounds=options.rounds, hands=[[] for _ in range(seats)],
                      committed=[None] * seats, scores=[0] * seats)
 
     def setup(self, options: Options, seats: int, rng: random.Random) -> list[Any]:
-        deck = list(range(1, seats * (options.hand + options.rounds) + 6))
+        deck = list(range(1, seats * (options.hand_size + options.rounds) + 6))
         rng.shuffle(deck)
         events: list[Any] = [DeckShuffled(deck=list(deck))]
         for seat in range(seats):
-            events.append(HandDealt(seat=seat, cards=deck[: options.hand]))
-            del deck[: options.hand]
+            events.append(HandDealt(seat=seat, cards=deck[: options.hand_size]))
+            del deck[: options.hand_size]
         return events
 
     def clone(self, state: State) -> State:

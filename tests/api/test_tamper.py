@@ -1,0 +1,62 @@
+"""Changing one byte of one stored event directly in Postgres is caught: the audit and
+`tabletop verify` name that version."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from service.settings import Settings
+from tests.support.api import Api
+
+
+def _schema(settings: Settings) -> str:
+    assert settings.database_url is not None
+    return settings.database_url.split("schema=")[1].split("&")[0]
+
+
+@pytest.mark.parametrize("where", ["data", "anywhere"])
+def test_one_changed_byte_is_named(pg_api: Api, pg_settings: Settings, pg_url: str,
+                                   tmp_path: Path, where: str) -> None:
+    ada = pg_api.player("ada")
+    game = pg_api.create(ada, "secret-duel", 3, {1: "random", 2: "random"}, seat=0)["id"]
+    pg_api.play_out(game, {0: ada}, random.Random(7))
+    assert pg_api.client.get(f"/v1/games/{game}/audit").json()["verified"] is True
+    rng = random.Random()
+    schema = _schema(pg_settings)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        table = f'"{schema}".tabletop_events'
+        versions = [v for (v,) in conn.execute(
+            f"SELECT originator_version FROM {table} WHERE originator_id = %s", (game,))]
+        version = rng.choice(versions)
+        (state,) = conn.execute(
+            f"SELECT state FROM {table} WHERE originator_id = %s AND originator_version = %s",
+            (game, version)).fetchone()
+        text = bytes(state)
+        if where == "data":  # a digit inside the event's own data: the record still parses
+            start = text.index(b'"data":') + len(b'"data":')
+            digits = [i for i in range(start, len(text)) if text[i:i + 1].isdigit()]
+            at = digits[0] if digits else start + 2
+        else:  # any byte at all, which may leave the record unreadable
+            at = rng.randrange(len(text))
+        changed = text[:at] + bytes([text[at] ^ 1]) + text[at + 1:]
+        conn.execute(
+            f"UPDATE {table} SET state = %s WHERE originator_id = %s AND originator_version = %s",
+            (changed, game, version))
+    audit = pg_api.client.get(f"/v1/games/{game}/audit").json()
+    assert audit["verified"] is False
+    assert audit["first_broken_version"] == version, (audit, version, at)
+    exported = pg_api.client.get(f"/v1/games/{game}/export")
+    file = tmp_path / "tampered.ndjson"
+    file.write_text(exported.text)
+    result = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(file)],
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["first_broken_version"] == version
