@@ -65,28 +65,48 @@ def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
     seat = t.games.seat_for(fold, player)
     shown = None if fold.status == "finished" else seat
     return s.GameOut(
-        id=str(fold.id), game=fold.game.name, status=fold.status, version=fold.version,
-        seats=[s.SeatOut(i, fold.players[i], fold.names[i], fold.bots.get(i))
-               for i in range(fold.seats)],
-        awaiting=fold.awaiting(), view=t.games.view(fold, shown),
+        id=str(fold.id),
+        game=fold.game.name,
+        status=fold.status,
+        version=fold.version,
+        seats=[
+            s.SeatOut(i, fold.players[i], fold.names[i], fold.bots.get(i))
+            for i in range(fold.seats)
+        ],
+        awaiting=fold.awaiting(),
+        view=t.games.view(fold, shown),
         result=msgspec.to_builtins(fold.result) if fold.result else None,
-        options=msgspec.to_builtins(fold.options), seed_commitment=fold.seed_commitment,
-        your_seat=seat, created_at=fold.created_at, last_activity=fold.last_at,
+        options=msgspec.to_builtins(fold.options),
+        seed_commitment=fold.seed_commitment,
+        your_seat=seat,
+        created_at=fold.created_at,
+        last_activity=fold.last_at,
     )
 
 
 # ---- players ----------------------------------------------------------------------------
 
-@post("/v1/players", operation_id="createPlayer", tags=["players"], sync_to_thread=True,
-      responses=documented(400, 422))
+
+@post(
+    "/v1/players",
+    operation_id="createPlayer",
+    tags=["players"],
+    sync_to_thread=True,
+    responses=documented(400, 422),
+)
 def create_player(request: Request[Any, Any, Any], data: JSONBody[s.NewPlayer]) -> s.PlayerCreated:
     """Register a player. The API key is shown once; only its salted hash is kept."""
     player, key = _app(request).players.register(data.name)
     return s.PlayerCreated(player.id, player.name, key)
 
 
-@get("/v1/players/{player_id:str}", operation_id="getPlayer", tags=["players"],
-     sync_to_thread=True, responses=documented(404))
+@get(
+    "/v1/players/{player_id:str}",
+    operation_id="getPlayer",
+    tags=["players"],
+    sync_to_thread=True,
+    responses=documented(404),
+)
 def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> s.PlayerOut:
     player = _app(request).players.get(player_id)
     if player is None:
@@ -96,13 +116,20 @@ def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> s.P
 
 # ---- games --------------------------------------------------------------------------------
 
+
 @get("/v1/game-types", operation_id="listGameTypes", tags=["games"], sync_to_thread=False)
 def list_game_types() -> list[s.GameType]:
     return [msgspec.convert(t, s.GameType) for t in game_types()]
 
 
-@post("/v1/games", operation_id="createGame", tags=["games"], sync_to_thread=True,
-      security=BEARER, responses=documented(400, 401, 409, 422))
+@post(
+    "/v1/games",
+    operation_id="createGame",
+    tags=["games"],
+    sync_to_thread=True,
+    security=BEARER,
+    responses=documented(400, 401, 409, 422),
+)
 def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s.GameOut:
     """Create a game; `bots` fills seats with bots by name ("random" works for every game)."""
     t = _app(request)
@@ -115,11 +142,19 @@ def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s
     return _game_out(t, fold, player)
 
 
-@post("/v1/games/{game_id:uuid}/join", operation_id="joinGame", tags=["games"],
-      sync_to_thread=True, status_code=200, security=BEARER,
-      responses=documented(400, 401, 404, 409, 422))
+@post(
+    "/v1/games/{game_id:uuid}/join",
+    operation_id="joinGame",
+    tags=["games"],
+    sync_to_thread=True,
+    status_code=200,
+    security=BEARER,
+    responses=documented(400, 401, 404, 409, 422),
+)
 def join_game(
-    request: Request[Any, Any, Any], game_id: FromPath[UUID], data: JSONBody[s.JoinGame | None] = None
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
+    data: JSONBody[s.JoinGame | None] = None,
 ) -> s.GameOut:
     """Take a seat (the first free one if none is named); the game starts when full."""
     t = _app(request)
@@ -129,8 +164,13 @@ def join_game(
     return _game_out(t, fold, player)
 
 
-@get("/v1/games/{game_id:uuid}", operation_id="getGame", tags=["games"], sync_to_thread=True,
-     responses=documented(400, 401, 404))
+@get(
+    "/v1/games/{game_id:uuid}",
+    operation_id="getGame",
+    tags=["games"],
+    sync_to_thread=True,
+    responses=documented(400, 401, 404),
+)
 def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
     """The game as the caller may see it: its seat's view, the public view for spectators,
     everything once finished."""
@@ -138,8 +178,14 @@ def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.Game
     return _game_out(t, t.game(game_id), t.caller(request, required=False))
 
 
-@get("/v1/games/{game_id:uuid}/legal-moves", operation_id="getLegalMoves", tags=["games"],
-     sync_to_thread=True, security=BEARER, responses=documented(400, 401, 403, 404))
+@get(
+    "/v1/games/{game_id:uuid}/legal-moves",
+    operation_id="getLegalMoves",
+    tags=["games"],
+    sync_to_thread=True,
+    security=BEARER,
+    responses=documented(400, 401, 403, 404),
+)
 def legal_moves(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.LegalMoves:
     """Every move the caller's seat may make now, each exactly a body for POST .../moves."""
     t = _app(request)
@@ -151,13 +197,22 @@ def legal_moves(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.L
     return s.LegalMoves(fold.version, t.games.legal_moves(fold, seat))
 
 
-@post("/v1/games/{game_id:uuid}/moves", operation_id="submitMove", tags=["games"],
-      sync_to_thread=True, status_code=200, security=BEARER,
-      responses=documented(400, 401, 403, 404, 409, 422))
+@post(
+    "/v1/games/{game_id:uuid}/moves",
+    operation_id="submitMove",
+    tags=["games"],
+    sync_to_thread=True,
+    status_code=200,
+    security=BEARER,
+    responses=documented(400, 401, 403, 404, 409, 422),
+)
 def submit_move(
-    request: Request[Any, Any, Any], game_id: FromPath[UUID], data: JSONBody[s.MoveRequest],
-    idempotency_key: Annotated[str, HeaderParameter(name="Idempotency-Key", min_length=1,
-                                                    max_length=200)],
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
+    data: JSONBody[s.MoveRequest],
+    idempotency_key: Annotated[
+        str, HeaderParameter(name="Idempotency-Key", min_length=1, max_length=200)
+    ],
 ) -> s.MoveResult:
     """Apply a move at `expected_version`. A retry with the same Idempotency-Key gets the
     first answer; bots awaited next move in the same request, so `version` may be beyond
@@ -166,13 +221,20 @@ def submit_move(
     player = t.caller(request, required=True)
     assert player is not None
     answer = t.games.move(player, game_id, data.expected_version, data.move, idempotency_key)
-    return s.MoveResult(answer.version, [msgspec.convert(e, s.EventOut) for e in answer.events])
+    events = [msgspec.convert(e, s.EventOut) for e in answer.events]
+    return s.MoveResult(answer.version, events, answer.awaiting, answer.status)
 
 
-@get("/v1/games/{game_id:uuid}/events", operation_id="listEvents", tags=["games"],
-     sync_to_thread=True, responses=documented(400, 401, 404))
+@get(
+    "/v1/games/{game_id:uuid}/events",
+    operation_id="listEvents",
+    tags=["games"],
+    sync_to_thread=True,
+    responses=documented(400, 401, 404),
+)
 def list_events(
-    request: Request[Any, Any, Any], game_id: FromPath[UUID],
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
     after: Annotated[int, QueryParameter(ge=0, le=2**31)] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1000,
 ) -> Response[Any]:
@@ -188,10 +250,16 @@ def list_events(
     return Response(page)
 
 
-@get("/v1/games/{game_id:uuid}/replay", operation_id="replayGame", tags=["games"],
-     sync_to_thread=True, responses=documented(400, 401, 404, 422))
+@get(
+    "/v1/games/{game_id:uuid}/replay",
+    operation_id="replayGame",
+    tags=["games"],
+    sync_to_thread=True,
+    responses=documented(400, 401, 404, 422),
+)
 def replay(
-    request: Request[Any, Any, Any], game_id: FromPath[UUID],
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
     version: Annotated[int, QueryParameter(ge=-(2**31), le=2**31)],
 ) -> s.ReplayOut:
     """The caller's view of the game after its first `version` events."""
@@ -201,27 +269,39 @@ def replay(
     past = t.games.replay(fold, version)
     finished = fold.status == "finished"
     return s.ReplayOut(
-        version=past.version, status=past.status, awaiting=past.awaiting(),
+        version=past.version,
+        status=past.status,
+        awaiting=past.awaiting(),
         view=t.games.view(past, None if finished else seat),
         state=msgspec.to_builtins(past.state) if finished else None,
     )
 
 
-@get("/v1/games/{game_id:uuid}/export", operation_id="exportGame", tags=["games"],
-     sync_to_thread=True, media_type=NDJSON, responses=documented(400, 401, 404, 409))
+@get(
+    "/v1/games/{game_id:uuid}/export",
+    operation_id="exportGame",
+    tags=["games"],
+    sync_to_thread=True,
+    media_type=NDJSON,
+    responses=documented(400, 401, 404, 409),
+)
 def export(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Stream:
     """The complete log of a finished game (API.md's export format), one JSON per line."""
     t = _app(request)
     fold = t.game(game_id)
     if fold.status != "finished":
         raise Conflict("game_not_finished", "only finished games are exported")
-    lines = export_lines(game_id, stored_lines(t.store, game_id),
-                         t.games.seed_of_finished(fold))
+    lines = export_lines(game_id, stored_lines(t.store, game_id), t.games.seed_of_finished(fold))
     return Stream(_ndjson(list(lines)), media_type=NDJSON)
 
 
-@get("/v1/games/{game_id:uuid}/audit", operation_id="auditGame", tags=["games"],
-     sync_to_thread=True, responses=documented(400, 401, 404, 409))
+@get(
+    "/v1/games/{game_id:uuid}/audit",
+    operation_id="auditGame",
+    tags=["games"],
+    sync_to_thread=True,
+    responses=documented(400, 401, 404, 409),
+)
 def audit(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.AuditOut:
     """Verify the hash chain and re-run every recorded command from the revealed seed
     (finished games; an arbiter may audit a running one)."""
@@ -239,8 +319,14 @@ def audit(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.AuditOu
 
 # ---- operations ---------------------------------------------------------------------------
 
-@get("/health", operation_id="health", tags=["operations"], sync_to_thread=True,
-     responses=documented(503))
+
+@get(
+    "/health",
+    operation_id="health",
+    tags=["operations"],
+    sync_to_thread=True,
+    responses=documented(503),
+)
 def health(request: Request[Any, Any, Any]) -> s.Health:
     try:
         _app(request).store.recorder.max_notification_id()
@@ -256,18 +342,33 @@ def _ndjson(items: list[Any]) -> Iterator[bytes]:
 
 def create_app(tabletop: Tabletop) -> Litestar:
     app = Litestar(
-        route_handlers=[create_player, get_player, list_game_types, create_game, join_game,
-                        get_game, legal_moves, submit_move, list_events, replay, export, audit,
-                        health],
+        route_handlers=[
+            create_player,
+            get_player,
+            list_game_types,
+            create_game,
+            join_game,
+            get_game,
+            legal_moves,
+            submit_move,
+            list_events,
+            replay,
+            export,
+            audit,
+            health,
+        ],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         middleware=[RequestLogMiddleware()],
         openapi_config=OpenAPIConfig(
-            title="Tabletop", version="1.0.0",
+            title="Tabletop",
+            version="1.0.0",
             description="Turn-based board games as immutable event logs.",
-            components=Components(security_schemes={
-                "bearer": SecurityScheme(type="http", scheme="bearer")}),
+            components=Components(
+                security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}
+            ),
         ),
         request_max_body_size=1 << 20,
+        on_shutdown=[lambda _: tabletop.store.close()],
         debug=False,
     )
     app.state.tabletop = tabletop

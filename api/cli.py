@@ -18,8 +18,11 @@ from service.audit import fold_lines, verify
 from service.plugins import load_plugins
 from service.selfplay import selfplay as run_selfplay
 
-cli = typer.Typer(help="Tabletop: turn-based board games as immutable event logs.",
-                  no_args_is_help=True, add_completion=False)
+cli = typer.Typer(
+    help="Tabletop: turn-based board games as immutable event logs.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 
 
 @cli.command()
@@ -40,8 +43,15 @@ def serve(
     # Create the tables once, here: workers creating them at once collide in Postgres.
     open_store(settings).close()
     os.environ["TABLETOP_CREATE_TABLES"] = "n"
-    uvicorn.run("api.main:build", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", access_log=False)
+    uvicorn.run(
+        "api.main:build",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        access_log=False,
+    )
 
 
 @cli.command()
@@ -60,8 +70,7 @@ def selfplay(
     base = seed or secrets.token_hex(8)
     opts = msgspec.convert(json.loads(options), chosen.options_type)
     lines = run_selfplay(chosen, players, games, base, bots.split(","), opts)
-    with Progress(disable=not sys.stderr.isatty(), transient=True,
-                  console=None) as progress:
+    with Progress(disable=not sys.stderr.isatty(), transient=True, console=None) as progress:
         task = progress.add_task(f"{game} x{players}", total=games)
         for line in lines:
             sys.stdout.write(json.dumps(line) + "\n")
@@ -95,8 +104,12 @@ def replay(
         fold = fold_lines(lines, version)
     except (ValueError, KeyError, LookupError) as error:
         raise typer.BadParameter(str(error)) from None
-    out = {"version": fold.version, "status": fold.status,
-           "awaiting": fold.awaiting(), "state": msgspec.to_builtins(fold.state)}
+    out = {
+        "version": fold.version,
+        "status": fold.status,
+        "awaiting": fold.awaiting(),
+        "state": msgspec.to_builtins(fold.state),
+    }
     sys.stdout.write(json.dumps(out) + "\n")
 
 

@@ -16,23 +16,48 @@ from service.errors import Problem
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tabletop.api")
 
-_TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-           405: "Method Not Allowed", 409: "Conflict", 413: "Payload Too Large",
-           415: "Unsupported Media Type", 422: "Unprocessable Content",
-           500: "Internal Server Error", 503: "Service Unavailable"}
-_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-          405: "method_not_allowed", 409: "conflict", 413: "too_large",
-          415: "unsupported_media_type", 422: "unprocessable", 429: "too_many_requests",
-          500: "internal_error", 503: "unavailable"}
+_TITLES = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    413: "Payload Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Content",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "unprocessable",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "unavailable",
+}
 
 
 def problem(status: int, code: str, detail: str, **extra: Any) -> Response[bytes]:
     body = ProblemBody(
-        type=f"https://tabletop.example/problems/{code}", title=_TITLES.get(status, "Error"),
-        status=status, detail=detail, code=code, version=extra.get("version"),
+        type=f"https://tabletop.example/problems/{code}",
+        title=_TITLES.get(status, "Error"),
+        status=status,
+        detail=detail,
+        code=code,
+        version=extra.get("version"),
     )
     return Response(
-        content=msgspec.json.encode(body), status_code=status, media_type=PROBLEM_JSON,
+        content=msgspec.json.encode(body),
+        status_code=status,
+        media_type=PROBLEM_JSON,
         headers={"WWW-Authenticate": "Bearer"} if status == 401 else None,
     )
 
@@ -43,13 +68,17 @@ def on_problem(_: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
 
 def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
-    code = "invalid_request" if isinstance(exc, ValidationException) else _CODES.get(status, "error")
+    code = (
+        "invalid_request" if isinstance(exc, ValidationException) else _CODES.get(status, "error")
+    )
     detail = exc.detail
     extra = getattr(exc, "extra", None)
     if isinstance(extra, list) and extra:
         detail = f"{detail}: " + "; ".join(
-            f"{e.get('key', '')} {e.get('message', '')}".strip() for e in extra
-            if isinstance(e, dict))
+            f"{e.get('key', '')} {e.get('message', '')}".strip()
+            for e in extra
+            if isinstance(e, dict)
+        )
     return problem(status, code, str(detail))
 
 
@@ -64,7 +93,11 @@ HANDLERS = {Problem: on_problem, HTTPException: on_http, Exception: on_crash}
 def documented(*statuses: int) -> dict[int, ResponseSpec]:
     """OpenAPI entries for the problem responses a route can give."""
     return {
-        s: ResponseSpec(data_container=ProblemBody, media_type=PROBLEM_JSON,
-                        description=_TITLES[s], generate_examples=False)
+        s: ResponseSpec(
+            data_container=ProblemBody,
+            media_type=PROBLEM_JSON,
+            description=_TITLES[s],
+            generate_examples=False,
+        )
         for s in statuses
     }

@@ -28,14 +28,20 @@ class RequestLogMiddleware(ASGIMiddleware):
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
-                message["headers"] = [*message.get("headers", []),
-                                      (b"x-request-id", request_id.encode())]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
             await send(message)
 
         try:
             await next_app(scope, receive, sending)
         finally:
-            log.info("request", method=scope.get("method"), path=scope.get("path"),
-                     status=status["code"],
-                     ms=round((time.perf_counter() - started) * 1000, 2))
+            log.info(
+                "request",
+                method=scope.get("method"),
+                path=scope.get("path"),
+                status=status["code"],
+                ms=round((time.perf_counter() - started) * 1000, 2),
+            )
             structlog.contextvars.unbind_contextvars("request_id")

@@ -23,8 +23,10 @@ def main() -> int:
     text = generate()
     if "--check" in sys.argv[1:]:
         if not DOCUMENT.exists() or DOCUMENT.read_text("utf-8") != text:
-            print(f"{DOCUMENT} differs from the code: run `make openapi` and commit it",
-                  file=sys.stderr)
+            print(
+                f"{DOCUMENT} differs from the code: run `make openapi` and commit it",
+                file=sys.stderr,
+            )
             return 1
         print("openapi/openapi.json matches the code")
         return 0

@@ -51,7 +51,9 @@ class NewGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     game: Annotated[str, Meta(min_length=1, max_length=64)]
     seats: Annotated[int, Meta(ge=1, le=16)]
     options: dict[str, Any] = {}
-    bots: dict[Annotated[str, Meta(pattern=r"^[0-9]{1,2}$")], Annotated[str, Meta(max_length=32)]] = {}
+    bots: dict[
+        Annotated[str, Meta(pattern=r"^[0-9]{1,2}$")], Annotated[str, Meta(max_length=32)]
+    ] = {}
     seat: Seat | None = None  # take this seat yourself right away
 
 
@@ -103,6 +105,8 @@ class EventOut(msgspec.Struct):
 class MoveResult(msgspec.Struct):
     version: int
     events: list[EventOut]
+    awaiting: list[int]  # whose decision the game waits for now
+    status: str
 
 
 class EventPage(msgspec.Struct):

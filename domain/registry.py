@@ -16,3 +16,16 @@ def register(game: Game[Any, Any]) -> Game[Any, Any]:
 
 def get(name: str) -> Game[Any, Any] | None:
     return GAMES.get(name)
+
+
+
+def _hosted() -> None:
+    """The hosted games: one line each (imported here so that domain/contract stays free of
+    them)."""
+    from domain import santa_maria
+
+    for game in (santa_maria.GAME,):
+        register(game)
+
+
+_hosted()

@@ -59,9 +59,14 @@ def export_lines(
 ) -> Iterator[dict[str, Any]]:
     """Header, events, footer (API.md, "The export format")."""
     created = lines[0].get("data") or {}
-    yield {"format": FORMAT, "game": created.get("game"), "id": str(game_id),
-           "options": created.get("options"), "seats": created.get("seats"),
-           "seed_commitment": created.get("seed_commitment")}
+    yield {
+        "format": FORMAT,
+        "game": created.get("game"),
+        "id": str(game_id),
+        "options": created.get("options"),
+        "seats": created.get("seats"),
+        "seed_commitment": created.get("seed_commitment"),
+    }
     yield from lines
     last = lines[-1]
     if last.get("type") == GAME_FINISHED:
@@ -73,8 +78,9 @@ def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
     no footer yet) with the seed the server keeps."""
     header, events, footer = _split(lines)
     broken = _first_broken(events)
-    report = Report(verified=False, events=len(events), chain_intact=broken is None,
-                    first_broken_version=broken)
+    report = Report(
+        verified=False, events=len(events), chain_intact=broken is None, first_broken_version=broken
+    )
     if header.get("format") != FORMAT:
         report.detail = f"not a {FORMAT} export"
         return report
@@ -86,9 +92,9 @@ def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
         seed = bytes.fromhex(seed_hex)
     except ValueError:
         seed = b""
-    report.seed_matches_commitment = (
-        len(seed) == 32 and hashlib.sha256(seed).hexdigest() == header.get("seed_commitment")
-    )
+    report.seed_matches_commitment = len(seed) == 32 and hashlib.sha256(
+        seed
+    ).hexdigest() == header.get("seed_commitment")
     divergence = _reexecute(header, events, seed)
     report.reexecuted = divergence is None
     if divergence is not None:
@@ -121,8 +127,11 @@ def _split(
 def _first_broken(events: list[dict[str, Any]]) -> int | None:
     prev = GENESIS
     for expected_version, line in enumerate(events, start=1):
-        if (line.get("version") != expected_version or line.get("prev_hash") != prev
-                or line_hash(line) != line.get("hash")):
+        if (
+            line.get("version") != expected_version
+            or line.get("prev_hash") != prev
+            or line_hash(line) != line.get("hash")
+        ):
             return expected_version
         prev = line["hash"]
     return None
@@ -212,6 +221,10 @@ def _compare(
 
 
 def _as_recorded(line: dict[str, Any]) -> Any:
-    return SimpleNamespace(originator_version=line["version"], **{
-        k: line.get(k) for k in ("type", "seat", "at", "command", "idempotency_key", "data",
-                                 "hash")})
+    return SimpleNamespace(
+        originator_version=line["version"],
+        **{
+            k: line.get(k)
+            for k in ("type", "seat", "at", "command", "idempotency_key", "data", "hash")
+        },
+    )

@@ -141,9 +141,15 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
     options = msgspec.convert(data["options"], game.options_type)
     seats = data["seats"]
     fold = Fold(
-        id=game_id, game=game, options=options, seats=seats,
-        seed_commitment=data["seed_commitment"], created_at=created.at,
-        created_by=data.get("created_by"), players=[None] * seats, names=[None] * seats,
+        id=game_id,
+        game=game,
+        options=options,
+        seats=seats,
+        seed_commitment=data["seed_commitment"],
+        created_at=created.at,
+        created_by=data.get("created_by"),
+        players=[None] * seats,
+        names=[None] * seats,
         state=game.initial(options, seats),
     )
     fold.version = created.originator_version

@@ -49,6 +49,8 @@ def seed_stream(game_id: UUID) -> UUID:
 class MoveAnswer:
     version: int
     events: list[dict[str, Any]]
+    awaiting: list[int]
+    status: str
 
 
 class GameService:
@@ -63,7 +65,11 @@ class GameService:
     # ---- writes -------------------------------------------------------------------------
 
     def create(
-        self, creator: Player, name: str, seats: int, options: dict[str, Any],
+        self,
+        creator: Player,
+        name: str,
+        seats: int,
+        options: dict[str, Any],
         bots: dict[int, str],
     ) -> Fold:
         game = get_game(name)
@@ -82,8 +88,11 @@ class GameService:
         game_id = uuid.uuid4()
         seed = secrets.token_bytes(32)
         data = {
-            "game": name, "options": msgspec.to_builtins(parsed), "seats": seats,
-            "seed_commitment": commitment(seed), "created_by": creator.id,
+            "game": name,
+            "options": msgspec.to_builtins(parsed),
+            "seats": seats,
+            "seed_commitment": commitment(seed),
+            "created_by": creator.id,
         }
         created = _recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data)
         fold = new_fold(game_id, created)
@@ -97,8 +106,12 @@ class GameService:
         if not fold.free_seats():
             fold, more = self._start(fold, seed, None)
             appended += more
-        kept = SeedKept(originator_id=seed_stream(game_id), originator_version=1,
-                        timestamp=SeedKept.create_timestamp(), seed=seed.hex())
+        kept = SeedKept(
+            originator_id=seed_stream(game_id),
+            originator_version=1,
+            timestamp=SeedKept.create_timestamp(),
+            seed=seed.hex(),
+        )
         self.store.save(kept, *appended)
         self._remember(fold)
         log.info("game_created", game_id=str(game_id), game=name, seats=seats, bots=len(bots))
@@ -137,7 +150,12 @@ class GameService:
         raise Conflict("busy", "the game changed too often; try again")
 
     def move(
-        self, player: Player, game_id: UUID, expected_version: int, move: Any, key: str,
+        self,
+        player: Player,
+        game_id: UUID,
+        expected_version: int,
+        move: Any,
+        key: str,
     ) -> MoveAnswer:
         started = time.perf_counter()
         with self._lock(game_id):
@@ -156,8 +174,12 @@ class GameService:
                             "idempotency_key_reused",
                             "this Idempotency-Key was used for another move",
                         )
-                    return MoveAnswer(batch.last, self.visible_events(
-                        fold, seat, batch.first - 1, batch.last - batch.first + 1))
+                    # the first answer again: the game as it was right after that request
+                    then = fold if batch.last == fold.version else self.replay(fold, batch.last)
+                    events = self.visible_events(
+                        fold, seat, batch.first - 1, batch.last - batch.first + 1
+                    )
+                    return MoveAnswer(batch.last, events, then.awaiting(), then.status)
                 if expected_version != fold.version:
                     if attempt == 0:
                         continue  # our cache may trail another process: look at the store
@@ -176,8 +198,7 @@ class GameService:
                     outcome = fold.game.decide(fold.state, seat, command, rng)
                 except RuleError as error:
                     raise Unprocessable(error.code, error.message) from None
-                new, appended = self._play(
-                    fold, seed, seat, recorded_command, key, outcome)
+                new, appended = self._play(fold, seed, seat, recorded_command, key, outcome)
                 try:
                     self.store.save(*appended)
                 except RecordConflictError:
@@ -185,10 +206,15 @@ class GameService:
                 self._remember(new)
                 self.moves_applied += 1
                 log.info(
-                    "move_applied", game_id=str(game_id), version=new.version, seat=seat,
-                    events=len(appended), ms=round((time.perf_counter() - started) * 1000, 2),
+                    "move_applied",
+                    game_id=str(game_id),
+                    version=new.version,
+                    seat=seat,
+                    events=len(appended),
+                    ms=round((time.perf_counter() - started) * 1000, 2),
                 )
-                return MoveAnswer(new.version, [self._visible(new, seat, e) for e in appended])
+                events = [self._visible(new, seat, e) for e in appended]
+                return MoveAnswer(new.version, events, new.awaiting(), new.status)
         raise Conflict("busy", "the game changed too often; try again")
 
     # ---- reads --------------------------------------------------------------------------
@@ -239,7 +265,12 @@ class GameService:
         return self._play(fold, seed, None, None, key, setup)
 
     def _play(
-        self, fold: Fold, seed: bytes, seat: int | None, command: Any, key: str | None,
+        self,
+        fold: Fold,
+        seed: bytes,
+        seat: int | None,
+        command: Any,
+        key: str | None,
         outcome: list[Any],
     ) -> tuple[Fold, list[Recorded]]:
         """Record `outcome` (the events of one command, or of the setup when `seat` is None),
@@ -272,8 +303,14 @@ class GameService:
         return new, appended
 
     def _next(
-        self, fold: Fold, pending: list[Recorded], type_: str, seat: int | str, command: Any,
-        key: str | None, data: Any,
+        self,
+        fold: Fold,
+        pending: list[Recorded],
+        type_: str,
+        seat: int | str,
+        command: Any,
+        key: str | None,
+        data: Any,
     ) -> Recorded:
         prev = pending[-1].hash if pending else fold.last_hash
         version = fold.version + len(pending) + 1
@@ -286,8 +323,13 @@ class GameService:
             shown = fold.game.redact(fold.decode(e.type, data), seat)
             data = msgspec.to_builtins(shown)
             data.pop("type", None)
-        return {"version": e.originator_version, "type": e.type, "seat": e.seat, "at": e.at,
-                "data": data}
+        return {
+            "version": e.originator_version,
+            "type": e.type,
+            "seat": e.seat,
+            "at": e.at,
+            "data": data,
+        }
 
     def _lock(self, game_id: UUID) -> threading.Lock:
         with self._guard:
@@ -339,17 +381,40 @@ class GameService:
 
 
 def _recorded(
-    game_id: UUID, version: int, prev: str, type_: str, seat: int | str, command: Any,
-    key: str | None, data: Any,
+    game_id: UUID,
+    version: int,
+    prev: str,
+    type_: str,
+    seat: int | str,
+    command: Any,
+    key: str | None,
+    data: Any,
 ) -> Recorded:
     at = now_text()
-    hash_ = line_hash({"version": version, "type": type_, "seat": seat, "at": at,
-                       "command": command, "idempotency_key": key, "data": data,
-                       "prev_hash": prev})
+    hash_ = line_hash(
+        {
+            "version": version,
+            "type": type_,
+            "seat": seat,
+            "at": at,
+            "command": command,
+            "idempotency_key": key,
+            "data": data,
+            "prev_hash": prev,
+        }
+    )
     return Recorded(
-        originator_id=game_id, originator_version=version, timestamp=datetime.fromisoformat(at),
-        type=type_, seat=seat, at=at, command=command, idempotency_key=key, data=data,
-        prev_hash=prev, hash=hash_,
+        originator_id=game_id,
+        originator_version=version,
+        timestamp=datetime.fromisoformat(at),
+        type=type_,
+        seat=seat,
+        at=at,
+        command=command,
+        idempotency_key=key,
+        data=data,
+        prev_hash=prev,
+        hash=hash_,
     )
 
 
@@ -374,9 +439,13 @@ def _command(game: Game[Any, Any], move: Any) -> Any:
 
 def game_types() -> list[dict[str, Any]]:
     return [
-        {"name": g.name, "title": g.title, "min_players": g.min_players,
-         "max_players": g.max_players,
-         "options": msgspec.to_builtins(g.options_type()),
-         "bots": ["random", *sorted(g.bots)]}
+        {
+            "name": g.name,
+            "title": g.title,
+            "min_players": g.min_players,
+            "max_players": g.max_players,
+            "options": msgspec.to_builtins(g.options_type()),
+            "bots": ["random", *sorted(g.bots)],
+        }
         for g in GAMES.values()
     ]

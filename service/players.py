@@ -40,8 +40,12 @@ class Players:
         secret = secrets.token_urlsafe(32)
         salt = secrets.token_hex(16)
         event = PlayerRegistered(
-            originator_id=pid, originator_version=1, timestamp=PlayerRegistered.create_timestamp(),
-            name=name, salt=salt, key_hash=_hash(salt, secret),
+            originator_id=pid,
+            originator_version=1,
+            timestamp=PlayerRegistered.create_timestamp(),
+            name=name,
+            salt=salt,
+            key_hash=_hash(salt, secret),
         )
         self._store.save(event)
         player = Player(pid.hex, name, event.timestamp.isoformat())

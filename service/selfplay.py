@@ -20,7 +20,11 @@ def bot_named(game: Game[Any, Any], name: str) -> Bot:
 
 
 def selfplay(
-    game: Game[Any, Any], players: int, games: int, seed: str, bots: list[str],
+    game: Game[Any, Any],
+    players: int,
+    games: int,
+    seed: str,
+    bots: list[str],
     options: Any = None,
 ) -> Iterator[dict[str, Any]]:
     """One summary per game. `bots` names one bot per seat (cycled if shorter)."""
@@ -33,8 +37,14 @@ def selfplay(
         result = played.result
         assert result is not None
         yield {
-            "game": game.name, "index": i, "seed": game_seed.hex(), "players": players,
-            "events": len(played.events), "moves": played.moves, "scores": result.scores,
-            "ranks": result.ranks, "winner": result.winners,
+            "game": game.name,
+            "index": i,
+            "seed": game_seed.hex(),
+            "players": players,
+            "events": len(played.events),
+            "moves": played.moves,
+            "scores": result.scores,
+            "ranks": result.ranks,
+            "winner": result.winners,
             "ms": round((time.perf_counter() - started) * 1000, 2),
         }

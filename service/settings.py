@@ -28,8 +28,11 @@ class Settings(msgspec.Struct, kw_only=True):
         """The `eventsourcing` library's own settings for this store."""
         env = {"CREATE_TABLE": "y" if self.create_tables else "n"}
         if self.database_url is None:
-            env |= {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": self.sqlite_path,
-                    "SQLITE_LOCK_TIMEOUT": "10"}
+            env |= {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": self.sqlite_path,
+                "SQLITE_LOCK_TIMEOUT": "10",
+            }
             return env
         url = urlparse(self.database_url)
         if url.scheme not in ("postgres", "postgresql"):

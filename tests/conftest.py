@@ -44,8 +44,9 @@ def _answers(url: str) -> str | None:
 
 
 def _throwaway() -> tuple[str, Any]:
-    pg_ctl = shutil.which("pg_ctl") or next(iter(sorted(glob.glob(
-        "/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)), None)
+    pg_ctl = shutil.which("pg_ctl") or next(
+        iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)), None
+    )
     if pg_ctl is None or os.geteuid() == 0:
         raise RuntimeError("pg_ctl not found" if pg_ctl is None else "initdb refuses root")
     from pytest_postgresql.executors.proc import PostgreSQLExecutor
@@ -55,12 +56,19 @@ def _throwaway() -> tuple[str, Any]:
         port = sock.getsockname()[1]
     base = Path(tempfile.mkdtemp(prefix="tabletop-pg-"))
     executor = PostgreSQLExecutor(
-        executable=pg_ctl, host="127.0.0.1", port=port, datadir=str(base / "data"),
-        unixsocketdir=str(base), logfile=str(base / "log"), startparams="-w", dbname="test",
+        executable=pg_ctl,
+        host="127.0.0.1",
+        port=port,
+        datadir=str(base / "data"),
+        unixsocketdir=str(base),
+        logfile=str(base / "log"),
+        startparams="-w",
+        dbname="test",
     )
     executor.start()
-    with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres",
-                         autocommit=True) as conn:
+    with psycopg.connect(
+        f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True
+    ) as conn:
         conn.execute("CREATE DATABASE test")
     return f"postgresql://postgres@127.0.0.1:{port}/test", executor
 
@@ -78,7 +86,9 @@ def pg_url() -> Iterator[str]:
         pytest.exit(
             f"Postgres does not answer at {url} ({failure}) and no throwaway server could be "
             f"started ({error}). Start one (e.g. pg_ctlcluster 15 main start) or set "
-            "TABLETOP_TEST_DATABASE_URL.", returncode=3)
+            "TABLETOP_TEST_DATABASE_URL.",
+            returncode=3,
+        )
     try:
         yield url
     finally:
@@ -128,8 +138,9 @@ class LiveServer:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                access_log=False)
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

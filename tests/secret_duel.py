@@ -116,8 +116,13 @@ class SecretDuel:
             raise RuleError("invalid_options.hand_size", "hand must be 1..5")
 
     def initial(self, options: Options, seats: int) -> State:
-        return State(seats=seats, rounds=options.rounds, hands=[[] for _ in range(seats)],
-                     committed=[None] * seats, scores=[0] * seats)
+        return State(
+            seats=seats,
+            rounds=options.rounds,
+            hands=[[] for _ in range(seats)],
+            committed=[None] * seats,
+            scores=[0] * seats,
+        )
 
     def setup(self, options: Options, seats: int, rng: random.Random) -> list[Any]:
         deck = list(range(1, seats * (options.hand_size + options.rounds) + 6))
@@ -213,7 +218,9 @@ class SecretDuel:
     def view(self, state: State, seat: int | None) -> View:
         over = state.phase == "over"
         return View(
-            round=state.round, phase=state.phase, deck_size=len(state.deck),
+            round=state.round,
+            phase=state.phase,
+            deck_size=len(state.deck),
             hand=list(state.hands[seat]) if seat is not None else None,
             hand_sizes=[len(h) for h in state.hands],
             committed=[c is not None for c in state.committed],
@@ -235,8 +242,7 @@ class SecretDuel:
         if state.phase != "over":
             return None
         keys = [(score, -len(hand)) for score, hand in zip(state.scores, state.hands, strict=True)]
-        return Result(scores=list(state.scores), ranks=rank(keys),
-                      tiebreak=[[-k[1]] for k in keys])
+        return Result(scores=list(state.scores), ranks=rank(keys), tiebreak=[[-k[1]] for k in keys])
 
 
 _SECRET = {HandDealt: "cards", Committed: "card", Drew: "card"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import random
-from uuid import UUID
 from typing import Any
+from uuid import UUID
 
 from tests.support.api import Api
 
@@ -49,10 +49,15 @@ def _everything_seen(api: Api, game_id: str, player: dict[str, str] | None) -> l
     c, auth = api.client, Api.auth(player)
     game = c.get(f"/v1/games/{game_id}", headers=auth).json()
     seen = [game, c.get(f"/v1/games/{game_id}/events", headers=auth).json()]
-    ndjson = c.get(f"/v1/games/{game_id}/events", headers={**auth, "Accept": "application/x-ndjson"})
+    ndjson = c.get(
+        f"/v1/games/{game_id}/events", headers={**auth, "Accept": "application/x-ndjson"}
+    )
     seen += [json.loads(line) for line in ndjson.text.splitlines()]
-    seen.append(c.get(f"/v1/games/{game_id}/replay", params={"version": game["version"]},
-                      headers=auth).json())
+    seen.append(
+        c.get(
+            f"/v1/games/{game_id}/replay", params={"version": game["version"]}, headers=auth
+        ).json()
+    )
     for path in ("export", "audit"):  # refused while running; the refusal tells nothing
         seen.append(c.get(f"/v1/games/{game_id}/{path}", headers=auth).text)
     if player is not None:
@@ -65,8 +70,9 @@ def test_no_endpoint_leaks_hidden_cards(api: Api) -> None:
     players = [api.player(f"p{i}") for i in range(3)]
     game_id = api.create(players[0], "secret-duel", 3, seat=0)["id"]
     for seat in (1, 2):
-        r = api.client.post(f"/v1/games/{game_id}/join", json={"seat": seat},
-                            headers=Api.auth(players[seat]))
+        r = api.client.post(
+            f"/v1/games/{game_id}/join", json={"seat": seat}, headers=Api.auth(players[seat])
+        )
         assert r.status_code == 200, r.text
     seated = dict(enumerate(players))
     checked = 0
@@ -76,7 +82,8 @@ def test_no_endpoint_leaks_hidden_cards(api: Api) -> None:
         for viewer in (0, 1, None):
             player = seated[viewer] if viewer is not None else None
             leaked = _cards_in(_everything_seen(api, game_id, player)) & _secrets(
-                api, game_id, viewer)
+                api, game_id, viewer
+            )
             assert not leaked, f"seat {viewer} saw hidden cards {leaked}"
             checked += 1
 

@@ -35,7 +35,7 @@ def _seats(api: Api, game: str) -> int:
 
 @pytest.mark.parametrize("game", all_games())
 def test_play_replay_export_verify(api: Api, game: str, tmp_path: Path) -> None:
-    game_id, ada = _finished_game(api, game, _seats(api, game))
+    game_id, _ = _finished_game(api, game, _seats(api, game))
     exported = api.client.get(f"/v1/games/{game_id}/export")
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("application/x-ndjson")
@@ -45,23 +45,31 @@ def test_play_replay_export_verify(api: Api, game: str, tmp_path: Path) -> None:
     assert audit["verified"] is True, audit
     file = tmp_path / "game.ndjson"
     file.write_text(exported.text)
-    verified = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(file)],
-                              capture_output=True, text=True)
+    verified = subprocess.run(
+        [sys.executable, "-m", "api.cli", "verify", str(file)], capture_output=True, text=True
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert json.loads(verified.stdout)["verified"] is True
-    shown = subprocess.run([sys.executable, "-m", "api.cli", "replay", str(file),
-                            "--version", "3"], capture_output=True, text=True)
+    shown = subprocess.run(
+        [sys.executable, "-m", "api.cli", "replay", str(file), "--version", "3"],
+        capture_output=True,
+        text=True,
+    )
     assert shown.returncode == 0 and json.loads(shown.stdout)["version"] == 3
 
 
 @pytest.mark.parametrize("game", all_games())
 def test_replay_at_every_version_equals_the_fold(api: Api, game: str) -> None:
-    game_id, ada = _finished_game(api, game, _seats(api, game))
-    lines = [json.loads(x) for x in api.client.get(f"/v1/games/{game_id}/export").text.split("\n")
-             if x]
+    game_id, _ = _finished_game(api, game, _seats(api, game))
+    lines = [
+        json.loads(x) for x in api.client.get(f"/v1/games/{game_id}/export").text.split("\n") if x
+    ]
     last = lines[-2]["version"]
-    versions = range(1, last + 1) if last <= 400 else sorted(
-        {1, last, *random.Random(last).sample(range(1, last + 1), 400)})
+    versions = (
+        range(1, last + 1)
+        if last <= 400
+        else sorted({1, last, *random.Random(last).sample(range(1, last + 1), 400)})
+    )
     for n in versions:
         replayed = api.client.get(f"/v1/games/{game_id}/replay", params={"version": n})
         assert replayed.status_code == 200, replayed.text
@@ -86,6 +94,7 @@ def _builtins(state: object) -> object:
 def test_cli_verify_refuses_garbage(tmp_path: Path) -> None:
     file = tmp_path / "bad.ndjson"
     file.write_text('{"format": "tabletop-game/1"}\n')
-    result = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(file)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "api.cli", "verify", str(file)], capture_output=True, text=True
+    )
     assert result.returncode == 1

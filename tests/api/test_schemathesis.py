@@ -31,8 +31,13 @@ from tests.support.api import Api
 DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 schema = schemathesis.openapi.from_path(DOCUMENT)
 TURNS = itertools.count()
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance, response_headers_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
 
 
 @pytest.fixture(scope="module")

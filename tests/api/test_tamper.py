@@ -22,8 +22,9 @@ def _schema(settings: Settings) -> str:
 
 
 @pytest.mark.parametrize("where", ["data", "anywhere"])
-def test_one_changed_byte_is_named(pg_api: Api, pg_settings: Settings, pg_url: str,
-                                   tmp_path: Path, where: str) -> None:
+def test_one_changed_byte_is_named(
+    pg_api: Api, pg_settings: Settings, pg_url: str, tmp_path: Path, where: str
+) -> None:
     ada = pg_api.player("ada")
     game = pg_api.create(ada, "secret-duel", 3, {1: "random", 2: "random"}, seat=0)["id"]
     pg_api.play_out(game, {0: ada}, random.Random(7))
@@ -32,31 +33,38 @@ def test_one_changed_byte_is_named(pg_api: Api, pg_settings: Settings, pg_url: s
     schema = _schema(pg_settings)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         table = f'"{schema}".tabletop_events'
-        versions = [v for (v,) in conn.execute(
-            f"SELECT originator_version FROM {table} WHERE originator_id = %s", (game,))]
+        versions = [
+            v
+            for (v,) in conn.execute(
+                f"SELECT originator_version FROM {table} WHERE originator_id = %s", (game,)
+            )
+        ]
         version = rng.choice(versions)
         (state,) = conn.execute(
             f"SELECT state FROM {table} WHERE originator_id = %s AND originator_version = %s",
-            (game, version)).fetchone()
+            (game, version),
+        ).fetchone()
         text = bytes(state)
         if where == "data":  # a digit inside the event's own data: the record still parses
             start = text.index(b'"data":') + len(b'"data":')
-            digits = [i for i in range(start, len(text)) if text[i:i + 1].isdigit()]
+            digits = [i for i in range(start, len(text)) if text[i : i + 1].isdigit()]
             at = digits[0] if digits else start + 2
         else:  # any byte at all, which may leave the record unreadable
             at = rng.randrange(len(text))
-        changed = text[:at] + bytes([text[at] ^ 1]) + text[at + 1:]
+        changed = text[:at] + bytes([text[at] ^ 1]) + text[at + 1 :]
         conn.execute(
             f"UPDATE {table} SET state = %s WHERE originator_id = %s AND originator_version = %s",
-            (changed, game, version))
+            (changed, game, version),
+        )
     audit = pg_api.client.get(f"/v1/games/{game}/audit").json()
     assert audit["verified"] is False
     assert audit["first_broken_version"] == version, (audit, version, at)
     exported = pg_api.client.get(f"/v1/games/{game}/export")
     file = tmp_path / "tampered.ndjson"
     file.write_text(exported.text)
-    result = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(file)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "api.cli", "verify", str(file)], capture_output=True, text=True
+    )
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert report["first_broken_version"] == version

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -20,8 +21,18 @@ def _versions(store: EventStoreApp, game_id: uuid.UUID) -> list[int]:
     return [r.originator_version for r in store.recorder.select_events(game_id)]
 
 
-def _open_duel(settings: Settings) -> tuple[EventStoreApp, Any, Any]:
+@pytest.fixture
+def stores() -> Iterator[list[EventStoreApp]]:
+    """Stores opened by a test, closed after it (each holds a connection pool)."""
+    opened: list[EventStoreApp] = []
+    yield opened
+    for store in opened:
+        store.close()
+
+
+def _open_duel(settings: Settings, stores: list[EventStoreApp]) -> tuple[EventStoreApp, Any, Any]:
     store = open_store(settings)
+    stores.append(store)
     player, _ = Players(store).register("racer")
     service = GameService(store)
     fold = service.create(player, "secret-duel", 3, {}, {1: "random", 2: "random"})
@@ -30,11 +41,13 @@ def _open_duel(settings: Settings) -> tuple[EventStoreApp, Any, Any]:
 
 
 @pytest.mark.parametrize("shared", [True, False], ids=["one-process", "32-processes"])
-def test_32_threads_same_version_exactly_one_applies(pg_settings: Settings, shared: bool) -> None:
+def test_32_threads_same_version_exactly_one_applies(
+    pg_settings: Settings, stores: list[EventStoreApp], shared: bool
+) -> None:
     """32 threads submit a move at the same version: one is applied, 31 get 409, and the
     stored log has no gap and no duplicate. With `shared=False` every thread has its own
     service (its own cache), as separate processes would: the store itself must refuse."""
-    store, player, fold = _open_duel(pg_settings)
+    store, player, fold = _open_duel(pg_settings, stores)
     services = [GameService(store) for _ in range(32)] if not shared else [GameService(store)] * 32
     move = {"type": "commit", "card": fold.state.hands[0][0]}
     barrier = threading.Barrier(32)
@@ -57,8 +70,10 @@ def test_32_threads_same_version_exactly_one_applies(pg_settings: Settings, shar
     assert len(versions) > fold.version
 
 
-def test_same_key_retried_returns_first_answer_once(any_settings: Settings) -> None:
-    store, player, fold = _open_duel(any_settings)
+def test_same_key_retried_returns_first_answer_once(
+    any_settings: Settings, stores: list[EventStoreApp]
+) -> None:
+    store, player, fold = _open_duel(any_settings, stores)
     service = GameService(store)
     move = {"type": "commit", "card": fold.state.hands[0][0]}
     first = service.move(player, fold.id, fold.version, move, "retry-me")
@@ -70,8 +85,10 @@ def test_same_key_retried_returns_first_answer_once(any_settings: Settings) -> N
     assert GameService(store).move(player, fold.id, fold.version, move, "retry-me") == first
 
 
-def test_key_reused_with_another_body_is_refused(any_settings: Settings) -> None:
-    store, player, fold = _open_duel(any_settings)
+def test_key_reused_with_another_body_is_refused(
+    any_settings: Settings, stores: list[EventStoreApp]
+) -> None:
+    store, player, fold = _open_duel(any_settings, stores)
     service = GameService(store)
     cards = fold.state.hands[0]
     service.move(player, fold.id, fold.version, {"type": "commit", "card": cards[0]}, "k")
@@ -84,8 +101,8 @@ def test_key_reused_with_another_body_is_refused(any_settings: Settings) -> None
     assert _versions(store, fold.id) == before
 
 
-def test_refused_moves_change_nothing(any_settings: Settings) -> None:
-    store, player, fold = _open_duel(any_settings)
+def test_refused_moves_change_nothing(any_settings: Settings, stores: list[EventStoreApp]) -> None:
+    store, player, fold = _open_duel(any_settings, stores)
     service = GameService(store)
     before = _versions(store, fold.id)
     not_held = next(c for c in range(1, 100) if c not in fold.state.hands[0])

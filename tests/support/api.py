@@ -26,10 +26,20 @@ class Api:
             headers["Idempotency-Key"] = key
         return headers
 
-    def create(self, player: dict[str, str], game: str, seats: int,
-               bots: dict[int, str] | None = None, **extra: Any) -> dict[str, Any]:
-        body = {"game": game, "seats": seats, "bots": {str(s): b for s, b in (bots or {}).items()},
-                **extra}
+    def create(
+        self,
+        player: dict[str, str],
+        game: str,
+        seats: int,
+        bots: dict[int, str] | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        body = {
+            "game": game,
+            "seats": seats,
+            "bots": {str(s): b for s, b in (bots or {}).items()},
+            **extra,
+        }
         r = self.client.post("/v1/games", json=body, headers=self.auth(player))
         assert r.status_code == 201, r.text
         result: dict[str, Any] = r.json()
@@ -47,14 +57,22 @@ class Api:
         result: dict[str, Any] = r.json()
         return result
 
-    def move(self, game_id: str, player: dict[str, str], version: int, move: Any,
-             key: str | None = None) -> httpx.Response:
+    def move(
+        self, game_id: str, player: dict[str, str], version: int, move: Any, key: str | None = None
+    ) -> httpx.Response:
         return self.client.post(
-            f"/v1/games/{game_id}/moves", json={"expected_version": version, "move": move},
-            headers=self.auth(player, key or uuid.uuid4().hex))
+            f"/v1/games/{game_id}/moves",
+            json={"expected_version": version, "move": move},
+            headers=self.auth(player, key or uuid.uuid4().hex),
+        )
 
-    def play_out(self, game_id: str, seated: dict[int, dict[str, str]], rng: random.Random,
-                 on_step: Any = None) -> dict[str, Any]:
+    def play_out(
+        self,
+        game_id: str,
+        seated: dict[int, dict[str, str]],
+        rng: random.Random,
+        on_step: Any = None,
+    ) -> dict[str, Any]:
         """Every awaited human seat plays a random legal move until the game is finished."""
         while True:
             state = self.game(game_id)

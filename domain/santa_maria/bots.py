@@ -1,0 +1,133 @@
+"""Bots for Santa Maria: `greedy` (one-ply lookahead on a hand-tuned value), and `evaluate`
+(greedy against three random bots)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domain.contract import random_bot
+from domain.santa_maria import commands as cmd
+from domain.santa_maria import data
+from domain.santa_maria.evolve import evolve
+from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers, legal_commands
+from domain.santa_maria.scoring import breakdown
+from domain.santa_maria.state import SantaMariaState, clone
+
+RESOURCE_VALUE = {"wood": 0.85, "grain": 0.8, "sugar": 1.4, "gem": 1.4, "gold": 1.6}
+
+
+def value(s: SantaMariaState, seat: int) -> float:
+    """How good the position is for `seat`: the score it would have now plus the worth of what
+    will still turn into points."""
+    p = s.players[seat]
+    total = float(breakdown(s, p)["total"])
+    if s.phase == "over":
+        return total + 0.01 * p.coins
+    years_left = data.YEARS - s.year + (0 if p.retired else 0.6)
+    late = years_left <= 0.6
+    coin_value = 0.05 if late else 0.33
+    total += coin_value * p.coins
+    for kind, n in p.res.items():
+        total += (0.3 if late else RESOURCE_VALUE[kind]) * n
+    buildings = sum(1 for c in p.cells if c not in NON_BUILDINGS)
+    total += 0.45 * buildings * years_left
+    total += 1.5 * len(p.blue) * years_left
+    total += 0.35 * p.religion + 0.45 * p.conquistador
+    # Standing on the conquistador track before this year's scoring.
+    if p.conq_acted:
+        total += 1.0
+    return total
+
+
+def _apply(s: SantaMariaState, seat: int, c: Any, rng: random.Random) -> SantaMariaState:
+    new = clone(s)
+    for e in decide(s, seat, c, rng):
+        evolve(new, e)
+    return new
+
+
+def _settle(s: SantaMariaState, seat: int, rng: random.Random, depth: int = 3) -> float:
+    """Value after answering pending decisions greedily (a short lookahead)."""
+    while s.pending is not None and s.active == seat and depth > 0:
+        answers = decision_answers(s, s.players[seat])
+        if len(answers) > 12:
+            answers = answers[:12]
+        best = max(answers, key=lambda a: value(_apply(s, seat, a, rng), seat))
+        s = _apply(s, seat, best, rng)
+        depth -= 1
+    return value(s, seat)
+
+
+def _expand_candidates(s: SantaMariaState, seat: int, expands: list[cmd.Expand]) -> list[Any]:
+    """Keep, per tile, the few placements whose squares sit in the busiest lines."""
+    p = s.players[seat]
+    cells = p.cells
+
+    def line_weight(row: int, col: int) -> int:
+        r = sum(1 for c in range(6) if cells[(row - 1) * 6 + c] not in NON_BUILDINGS)
+        k = sum(1 for r2 in range(6) if cells[r2 * 6 + col - 1] not in NON_BUILDINGS)
+        return r + k
+
+    by_tile: dict[str, list[tuple[int, int, cmd.Expand]]] = {}
+    for c in expands:
+        w = sum(line_weight(r, col) for r, col in c.cells)
+        by_tile.setdefault(c.tile, []).append((-len(c.gold_for), w, c))
+    out: list[Any] = []
+    for options in by_tile.values():
+        options.sort(key=lambda t: (t[0], t[1]), reverse=True)
+        out.extend(c for _, _, c in options[:2])
+    return out
+
+
+def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
+    legal = legal_commands(state, seat)
+    if len(legal) == 1:
+        return legal[0]
+    if isinstance(legal[0], cmd.ChooseColony):
+        return rng.choice(legal)
+    expands = [c for c in legal if isinstance(c, cmd.Expand)]
+    others = [c for c in legal if not isinstance(c, cmd.Expand)]
+    candidates = others + _expand_candidates(state, seat, expands)
+    base = _settle(state, seat, rng, 0)
+    best, best_value = None, float("-inf")
+    sim_rng = random.Random(rng.random())
+    for c in candidates:
+        v = _settle(_apply(state, seat, c, sim_rng), seat, sim_rng)
+        if isinstance(c, (cmd.Sell, cmd.Buy, cmd.Alchemy)):
+            v -= 0.05  # free actions only for a real gain (no cycles)
+            if v <= base:
+                continue
+        v += rng.random() * 1e-6
+        if v > best_value:
+            best, best_value = c, v
+    return best if best is not None else rng.choice(legal)
+
+
+def evaluate(games: int, seed: str) -> dict[str, Any]:
+    """Win rate of one greedy bot (rotating seats) against three random bots, 4 players."""
+    import hashlib
+
+    from domain.santa_maria import GAME
+    from domain.santa_maria.state import SantaMariaOptions
+    from domain.simulate import play
+
+    wins = 0.0
+    margins: list[int] = []
+    for i in range(games):
+        gseat = i % 4
+        bots: list[Any] = [random_bot] * 4
+        bots[gseat] = greedy
+        game_seed = hashlib.sha256(f"{seed}/{i}".encode()).digest()
+        res = play(GAME, SantaMariaOptions(), bots, game_seed).result
+        assert res is not None
+        if res.ranks[gseat] == 1:
+            wins += 1 / res.ranks.count(1)
+        others = [sc for s, sc in enumerate(res.scores) if s != gseat]
+        margins.append(res.scores[gseat] - max(others))
+    return {
+        "games": games,
+        "greedy_wins": wins,
+        "win_rate": wins / games if games else 0.0,
+        "mean_margin": sum(margins) / games if games else 0.0,
+    }

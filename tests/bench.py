@@ -1,0 +1,224 @@
+"""`make bench`: speed figures measured side by side in one run (never timed unit tests).
+
+1. The `eventsourcing` library's raw rate: one event per save, from 1, 8 and 64 threads,
+   each on its own aggregate, on the same Postgres.
+2. API moves: `tabletop serve` on Postgres in a subprocess; 1, 8 and 64 games played at
+   once by HTTP clients (two human seats per game, no bots, Secret Duel); latency p50/p99
+   of POST .../moves and moves/s, and the ratio to the raw rate at the same concurrency.
+3. Rules speed of every registered game: random games per second on one core (selfplay in
+   this process) and replay (evolve only) events per second.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import msgspec
+import psycopg
+
+from domain.contract import random_bot
+from domain.registry import GAMES, register
+from domain.simulate import play
+from service.settings import Settings
+from service.store import Recorded, open_store
+from tests import secret_duel
+from tests.support.api import Api
+
+PG = os.environ.get("TABLETOP_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+LEVELS = (1, 8, 64)
+SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
+
+
+def _schema() -> str:
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{name}"')
+    return name
+
+
+def _drop(name: str) -> None:
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+
+
+def _url(schema: str) -> str:
+    return f"{PG}?schema={schema}&pool_size=70&max_overflow=10"
+
+
+def _run_threads(n: int, work: Callable[[int, threading.Event], list[float]]) -> list[float]:
+    stop = threading.Event()
+    results: list[list[float]] = [[] for _ in range(n)]
+
+    def run(i: int) -> None:
+        results[i] = work(i, stop)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    time.sleep(SECONDS)
+    stop.set()
+    for t in threads:
+        t.join()
+    return [x for r in results for x in r]
+
+
+def raw_rate(schema: str, threads: int) -> float:
+    """One event per save, each thread on its own aggregate, through the library."""
+    store = open_store(Settings(database_url=_url(schema)))
+    data = {"seat": 0, "card": 7}
+
+    def work(i: int, stop: threading.Event) -> list[float]:
+        stream, version, stamps = uuid.uuid4(), 0, []
+        while not stop.is_set():
+            version += 1
+            store.save(
+                Recorded(
+                    originator_id=stream,
+                    originator_version=version,
+                    timestamp=datetime.now(UTC),
+                    type="committed",
+                    seat=0,
+                    at="",
+                    command=None,
+                    idempotency_key=None,
+                    data=data,
+                    prev_hash="",
+                    hash="",
+                )
+            )
+            stamps.append(time.perf_counter())
+        return stamps
+
+    started = time.perf_counter()
+    stamps = _run_threads(threads, work)
+    elapsed = max(stamps, default=started + SECONDS) - started
+    store.close()
+    return len(stamps) / elapsed
+
+
+def _serve(schema: str) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "DATABASE_URL": _url(schema), "TABLETOP_PLUGINS": "tests.secret_duel"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health").status_code == 200:
+                return server, url
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the API server did not start")
+
+
+def api_moves(url: str, games: int) -> tuple[list[float], float]:
+    """`games` games at once, one client thread each; returns POST latencies and moves/s."""
+
+    def work(i: int, stop: threading.Event) -> list[float]:
+        latencies: list[float] = []
+        with httpx.Client(base_url=url, timeout=30) as client:
+            api = Api(client)
+            seated = {0: api.player("a"), 1: api.player("b")}
+            while not stop.is_set():
+                game = api.create(
+                    seated[0], "secret-duel", 2, seat=0, options={"rounds": 10, "hand_size": 5}
+                )
+                joined = client.post(
+                    f"/v1/games/{game['id']}/join", json={"seat": 1}, headers=Api.auth(seated[1])
+                ).json()
+                version, awaiting = joined["version"], joined["awaiting"]
+                while awaiting and not stop.is_set():
+                    seat = awaiting[0]
+                    legal = api.legal(game["id"], seated[seat])["moves"]
+                    began = time.perf_counter()
+                    answer = api.move(game["id"], seated[seat], version, legal[-1])
+                    latencies.append(time.perf_counter() - began)
+                    assert answer.status_code == 200, answer.text
+                    version, awaiting = answer.json()["version"], answer.json()["awaiting"]
+        return latencies
+
+    started = time.perf_counter()
+    latencies = _run_threads(games, work)
+    return latencies, len(latencies) / (time.perf_counter() - started)
+
+
+def rules_speed(name: str, games: int = 20) -> tuple[float, float]:
+    game = GAMES[name]
+    seats = min(4, game.max_players)
+    played = []
+    started = time.perf_counter()
+    for i in range(games):
+        played.append(
+            play(game, game.options_type(), [random_bot] * seats, uuid.UUID(int=i).bytes * 2)
+        )
+    per_game = (time.perf_counter() - started) / games
+    events = [
+        msgspec.convert(msgspec.to_builtins(e), game.event_type) for p in played for e in p.events
+    ]
+    started = time.perf_counter()
+    state: Any = None
+    for p in played:
+        state = game.initial(game.options_type(), seats)
+        for event in p.events[: len(p.events)]:
+            state = game.evolve(state, event)
+    replay = len(events) / (time.perf_counter() - started)
+    return 1 / per_game, replay
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def main() -> None:
+    register(secret_duel.GAME)
+    print(f"bench: {SECONDS:.0f} s per measurement, Postgres at {PG}\n")
+    schema = _schema()
+    server, url = _serve(schema)
+    try:
+        print(
+            "| games at once | API p50 ms | API p99 ms | API moves/s | library one-event saves/s"
+            " (same threads) | ratio |"
+        )
+        print("|---|---|---|---|---|---|")
+        for level in LEVELS:
+            latencies, rate = api_moves(url, level)
+            raw = raw_rate(schema, level)
+            print(
+                f"| {level} | {_pct(latencies, 0.5):.2f} | {_pct(latencies, 0.99):.2f} | "
+                f"{rate:.0f} | {raw:.0f} | {rate / raw:.2f} |",
+                flush=True,
+            )
+    finally:
+        server.terminate()
+        server.wait(10)
+        _drop(schema)
+    print("\n| game | random games/s (one core, selfplay) | replay events/s (evolve only) |")
+    print("|---|---|---|")
+    for name in sorted(GAMES):
+        per_second, replay = rules_speed(name)
+        print(f"| {name} | {per_second:.1f} | {replay:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
