@@ -165,7 +165,7 @@ def _reexecute(
         kind = line.get("type")
         try:
             if kind == SEAT_TAKEN:
-                taken.add((line.get("data") or {}).get("seat"))
+                taken.add(int((line.get("data") or {}).get("seat", -1)))
                 i += 1
                 if len(taken) == seats:
                     expected = game.setup(options, seats, rng_for(seed, version))
@@ -210,7 +210,7 @@ def _compare(
     for event, line in zip(expected, recorded + [{}] * len(expected), strict=False):
         data = msgspec.to_builtins(event)
         kind = data.pop("type")
-        version = line.get("version")
+        version = int(line.get("version") or 0)
         if not line:
             return (recorded[-1]["version"] + 1 if recorded else 0), f"missing {kind}"
         if line.get("type") != kind or line.get("data") != data:

@@ -374,8 +374,9 @@ class GameService:
     def _seed(self, game_id: UUID) -> bytes:
         seed = self._seeds.get(game_id)
         if seed is None:
-            kept = list(self.store.events.get(seed_stream(game_id), limit=1))
-            seed = bytes.fromhex(kept[0].seed)
+            kept = next(iter(self.store.events.get(seed_stream(game_id), limit=1)))
+            assert isinstance(kept, SeedKept), "a game's seed stream holds its SeedKept"
+            seed = bytes.fromhex(kept.seed)
             self._seeds[game_id] = seed
         return seed
 

@@ -9,6 +9,7 @@ seeds are streams of their own in the same store.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -21,6 +22,7 @@ from eventsourcing.persistence import Transcoder
 from service.settings import Settings
 
 
+@dataclass(frozen=True)
 class Recorded(DomainEvent):
     """One stored event of a game. `timestamp` is the library's; `at` is its ISO text."""
 
@@ -34,6 +36,7 @@ class Recorded(DomainEvent):
     hash: str
 
 
+@dataclass(frozen=True)
 class SeedKept(DomainEvent):
     """A game's secret seed (hex), in a stream of its own that no endpoint reads; the game's
     last event reveals it."""
@@ -41,6 +44,7 @@ class SeedKept(DomainEvent):
     seed: str
 
 
+@dataclass(frozen=True)
 class PlayerRegistered(DomainEvent):
     name: str
     salt: str
