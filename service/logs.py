@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 import structlog
 
 
-def configure(json: bool | None = None, level: int = logging.INFO) -> None:
+def configure(
+    json: bool | None = None, level: int = logging.INFO, stream: TextIO | None = None
+) -> None:
+    stream = stream or sys.stderr
     if json is None:
-        json = not sys.stderr.isatty()
+        json = not stream.isatty()
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )
@@ -24,6 +28,6 @@ def configure(json: bool | None = None, level: int = logging.INFO) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=True,
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
     )
