@@ -186,15 +186,22 @@ def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.Game
     security=BEARER,
     responses=documented(400, 401, 403, 404),
 )
-def legal_moves(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.LegalMoves:
-    """Every move the caller's seat may make now, each exactly a body for POST .../moves."""
+def legal_moves(
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
+    offset: Annotated[int, QueryParameter(ge=0, le=2**40)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1000,
+) -> s.LegalMoves:
+    """Every move the caller's seat may make now, each exactly a body for POST .../moves,
+    a page at a time (`total` tells how many there are)."""
     t = _app(request)
     player = t.caller(request, required=True)
     fold = t.game(game_id)
     seat = t.games.seat_for(fold, player)
     if seat is None:
         raise Forbidden("not_seated", "you hold no seat in this game")
-    return s.LegalMoves(fold.version, t.games.legal_moves(fold, seat))
+    total, moves = t.games.legal_moves(fold, seat, offset, limit)
+    return s.LegalMoves(version=fold.version, moves=moves, total=total, offset=offset)
 
 
 @post(

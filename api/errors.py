@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 import structlog
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.schemas import ProblemBody
@@ -30,7 +30,7 @@ _TITLES = {
     503: "Service Unavailable",
 }
 _CODES = {
-    400: "bad_request",
+    400: "invalid_request",
     401: "unauthorized",
     403: "forbidden",
     404: "not_found",
@@ -68,9 +68,7 @@ def on_problem(_: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
 
 def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
-    code = (
-        "invalid_request" if isinstance(exc, ValidationException) else _CODES.get(status, "error")
-    )
+    code = _CODES.get(status, "error")
     detail = exc.detail
     extra = getattr(exc, "extra", None)
     if isinstance(extra, list) and extra:

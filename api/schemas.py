@@ -84,9 +84,11 @@ class GameOut(msgspec.Struct, kw_only=True):
     last_activity: str
 
 
-class LegalMoves(msgspec.Struct):
+class LegalMoves(msgspec.Struct, kw_only=True):
     version: int
     moves: list[dict[str, Any]]
+    total: int  # all legal moves; `moves` is the page from `offset`
+    offset: int
 
 
 class MoveRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

@@ -22,9 +22,9 @@ def get(name: str) -> Game[Any, Any] | None:
 def _hosted() -> None:
     """The hosted games: one line each (imported here so that domain/contract stays free of
     them)."""
-    from domain import santa_maria
+    from domain import caylus, plus_ultra, puerto_rico, santa_maria
 
-    for game in (santa_maria.GAME,):
+    for game in (caylus.GAME, plus_ultra.GAME, puerto_rico.GAME, santa_maria.GAME):
         register(game)
 
 

@@ -230,10 +230,16 @@ class GameService:
             return None
         return msgspec.to_builtins(fold.game.view(fold.state, seat))
 
-    def legal_moves(self, fold: Fold, seat: int) -> list[Any]:
+    def legal_moves(
+        self, fold: Fold, seat: int, offset: int = 0, limit: int | None = None
+    ) -> tuple[int, list[Any]]:
+        """(how many legal moves there are, a page of them). Some decisions have millions
+        of legal instances (a Puerto Rico mayor layout), so games may list them lazily."""
         if fold.status != "active":
-            return []
-        return [msgspec.to_builtins(c) for c in fold.game.legal_commands(fold.state, seat)]
+            return 0, []
+        legal = fold.game.legal_commands(fold.state, seat)
+        end = len(legal) if limit is None else min(len(legal), offset + limit)
+        return len(legal), [msgspec.to_builtins(legal[i]) for i in range(offset, end)]
 
     def visible_events(
         self, fold: Fold, seat: int | None, after: int = 0, limit: int | None = None

@@ -102,7 +102,7 @@ def pg_settings(pg_url: str) -> Iterator[Settings]:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
-        yield Settings(database_url=f"{pg_url}?schema={schema}&pool_size=40&max_overflow=10")
+        yield Settings(database_url=f"{pg_url}?schema={schema}&pool_size=6&max_overflow=18")
     finally:
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

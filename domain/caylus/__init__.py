@@ -1,0 +1,97 @@
+"""Caylus (William Attia, Ystari 2005): base game for 2-5 players, the 2-player rules, the
+simplified-favours variant and the optional Jeweller. Spec: rules/caylus.md."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domain.caylus import rules
+from domain.caylus.bots import BOTS
+from domain.caylus.commands import Command
+from domain.caylus.events import Event
+from domain.caylus.evolve import evolve as _evolve
+from domain.caylus.state import CaylusOptions, CaylusState, initial_state
+from domain.caylus.view import CaylusView
+from domain.caylus.view import redact as _redact
+from domain.caylus.view import view as _view
+from domain.contract import Result, RuleError, rank
+
+
+class Caylus:
+    name = "caylus"
+    title = "Caylus"
+    min_players = 2
+    max_players = 5
+    options_type = CaylusOptions
+    command_type = Command
+    event_type = Event
+    bots = BOTS
+
+    def validate_options(self, options: CaylusOptions, seats: int) -> None:
+        if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:
+            raise RuleError("invalid_options.seats", "Caylus is played by 2 to 5 players")
+        if options.favours not in ("full", "simplified"):
+            raise RuleError("invalid_options.favours", "favours is 'full' or 'simplified'")
+        if not isinstance(options.jeweller, bool):
+            raise RuleError("invalid_options.jeweller", "jeweller is true or false")
+        if options.lawyer_prestige not in (3, 4) or isinstance(options.lawyer_prestige, bool):
+            raise RuleError("invalid_options.lawyer_prestige", "lawyer_prestige is 3 or 4")
+
+    def initial(self, options: CaylusOptions, seats: int) -> CaylusState:
+        return initial_state(options, seats)
+
+    def setup(self, options: CaylusOptions, seats: int, rng: random.Random) -> list[Any]:
+        self.validate_options(options, seats)
+        return rules.setup(options, seats, rng)
+
+    def decide(self, state: CaylusState, seat: int, command: Any, rng: random.Random) -> list[Any]:
+        return rules.decide(state, seat, command)
+
+    def evolve(self, state: CaylusState, event: Any) -> CaylusState:
+        return _evolve(state, event)
+
+    def clone(self, state: CaylusState) -> CaylusState:
+        return state.copy()
+
+    def legal_commands(self, state: CaylusState, seat: int) -> list[Any]:
+        if state.phase in (0, 8):
+            return []
+        dec = rules.decision(state)
+        if dec is None or dec[0] != seat:
+            return []
+        return rules.legal(state, seat, dec[1])
+
+    def awaiting(self, state: CaylusState) -> list[int]:
+        if state.phase in (0, 8):
+            return []
+        dec = rules.decision(state)
+        return [dec[0]] if dec else []
+
+    def view(self, state: CaylusState, seat: int | None) -> CaylusView:
+        return _view(state, seat)
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        return _redact(event, seat)
+
+    def result(self, state: CaylusState) -> Result | None:
+        if state.phase != 8:
+            return None
+        scores = [p.pp for p in state.players]
+        return Result(
+            scores=scores,
+            ranks=rank(scores),  # §4.9: no tie-break, tied players share the win
+            tiebreak=[0] * state.seats,
+            details={
+                "deniers": [p.deniers for p in state.players],
+                "cubes": [p.cubes[:] for p in state.players],
+                "castle_houses": [
+                    [sec.count(p.seat) for sec in state.sections] for p in state.players
+                ],
+            },
+        )
+
+
+GAME = Caylus()
+
+__all__ = ["GAME", "Caylus", "CaylusOptions", "CaylusState"]

@@ -1,0 +1,178 @@
+"""Static tables of Caylus (spec §2): cubes, locations, tiles, castle, favour table, set-up."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+# --- cubes (§1.1) -----------------------------------------------------------------------------
+
+CUBES = ("F", "W", "S", "C", "G")  # food, wood, stone, cloth, gold
+CUBE_INDEX = {c: i for i, c in enumerate(CUBES)}
+NON_GOLD = ("F", "W", "S", "C")  # "Y"
+F, W, S, C, G = range(5)
+
+# --- locations (§2.1) -------------------------------------------------------------------------
+
+ROAD_SPACES = range(1, 29)
+SPECIALS = ("gate", "trading_post", "merchants_guild", "joust_field", "stables", "inn")
+SINGLE_SPECIALS = ("gate", "trading_post", "merchants_guild", "joust_field")
+PLACE_TARGETS_NAMED = (*SPECIALS, "castle")
+BUILDING_SITES = tuple(list(range(9, 16)) + list(range(17, 29)))  # 19 sites (§2.2)
+START_PAWNS = 6  # bailiff and provost start on space 6
+WORKERS = 6
+
+# --- tiles (§2.4) -----------------------------------------------------------------------------
+
+
+class Tile(NamedTuple):
+    id: str
+    family: str  # neutral | fixed | wood | stone | residence | prestige
+    kind: str  # production | market | peddler | construction | lawyer | exchange | none
+    cost: tuple[str, ...] = ()  # cube letters; "X" = any cube (gold included)
+    pp: int = 0
+    favours: int = 0
+    income: int = 0  # phase-1 income beyond the base 2 d
+
+
+TILES: dict[str, Tile] = {}
+
+
+def _t(*args: object, **kw: object) -> None:
+    tile = Tile(*args, **kw)  # type: ignore[arg-type]
+    TILES[tile.id] = tile
+
+
+for _id in ("neutral_farm", "neutral_forest", "neutral_sawmill", "neutral_quarry"):
+    _t(_id, "neutral", "production")
+_t("neutral_marketplace", "neutral", "market")
+_t("neutral_carpenter", "neutral", "construction")
+_t("fixed_peddler", "fixed", "peddler")
+_t("fixed_carpenter", "fixed", "construction")
+_t("gold_mine", "fixed", "production")
+
+_t("wood_farm_food", "wood", "production", ("W", "F"), 2)
+_t("wood_farm_cloth", "wood", "production", ("W", "F"), 2)
+_t("wood_quarry", "wood", "production", ("W", "F"), 2)
+_t("wood_sawmill", "wood", "production", ("W", "F"), 2)
+_t("wood_marketplace", "wood", "market", ("W", "X"), 4)
+_t("wood_peddler", "wood", "peddler", ("W", "X"), 4)
+_t("mason", "wood", "construction", ("W", "F"), 4)
+_t("lawyer", "wood", "lawyer", ("W", "C"), 4)  # PP from the lawyer_prestige option (R7)
+
+_t("stone_farm", "stone", "production", ("S", "F"), 3)
+_t("park", "stone", "production", ("S", "F"), 3)
+_t("workshop", "stone", "production", ("S", "F"), 3)
+_t("architect", "stone", "construction", ("S", "F"), 6)
+_t("church", "stone", "exchange", ("S", "C"), 3, 1)
+_t("tailor", "stone", "exchange", ("S", "W"), 6)
+_t("bank", "stone", "exchange", ("S", "W"), 6)
+_t("alchemist", "stone", "exchange", ("S", "F"), 6)
+_t("jeweller", "stone", "exchange", ("S", "C"), 6)
+
+_t("residence", "residence", "none", (), 2, 0, 1)
+
+_t("statue", "prestige", "none", ("S", "S", "G"), 7, 1)
+_t("granary", "prestige", "none", ("F", "F", "F", "G"), 10)
+_t("library", "prestige", "none", ("W", "W", "W", "G"), 10, 0, 1)
+_t("weaver", "prestige", "none", ("C", "C", "C", "G"), 12)
+_t("theater", "prestige", "none", ("W", "W", "W", "G", "G"), 14, 1)
+_t("college", "prestige", "none", ("S", "S", "S", "G", "G"), 14, 1)
+_t("monument", "prestige", "none", ("S", "S", "S", "S", "G", "G"), 14, 2)
+_t("hotel", "prestige", "none", ("S", "S", "S", "G", "G"), 16, 0, 2)
+_t("cathedral", "prestige", "none", ("S",) * 5 + ("G",) * 3, 25)
+
+NEUTRAL_TILES = tuple(t for t, d in TILES.items() if d.family == "neutral")
+WOOD_TILES = tuple(t for t, d in TILES.items() if d.family == "wood")
+STONE_TILES_BASE = tuple(t for t, d in TILES.items() if d.family == "stone" and t != "jeweller")
+PRESTIGE_TILES = tuple(t for t, d in TILES.items() if d.family == "prestige")
+FIXED_ON_ROAD = {7: "fixed_peddler", 8: "fixed_carpenter", 16: "gold_mine"}
+# Tiles a worker may be placed on (§4.2): never residences, prestige tiles or empty sites.
+WORKABLE_FAMILIES = frozenset({"neutral", "fixed", "wood", "stone"})
+
+# Production outputs: option -> cube counts [F, W, S, C, G]. One entry = no choice.
+PRODUCTION: dict[str, dict[str, tuple[int, ...]]] = {
+    "neutral_farm": {"F": (1, 0, 0, 0, 0), "C": (0, 0, 0, 1, 0)},
+    "neutral_forest": {"W": (0, 1, 0, 0, 0), "F": (1, 0, 0, 0, 0)},
+    "neutral_sawmill": {"W": (0, 1, 0, 0, 0)},
+    "neutral_quarry": {"S": (0, 0, 1, 0, 0)},
+    "gold_mine": {"G": (0, 0, 0, 0, 1)},
+    "wood_farm_food": {"F": (2, 0, 0, 0, 0), "C": (0, 0, 0, 1, 0)},
+    "wood_farm_cloth": {"C": (0, 0, 0, 2, 0), "F": (1, 0, 0, 0, 0)},
+    "wood_quarry": {"S": (0, 0, 2, 0, 0)},
+    "wood_sawmill": {"W": (0, 2, 0, 0, 0)},
+    "stone_farm": {"FFC": (2, 0, 0, 1, 0)},
+    "park": {"WWF": (1, 2, 0, 0, 0)},
+    "workshop": {"SSC": (0, 0, 2, 1, 0)},
+}
+# Extra owner bonus of the stone production tiles (§2.4): the owner picks one of two cubes.
+OWNER_BONUS = {"stone_farm": ("F", "C"), "park": ("W", "F"), "workshop": ("S", "C")}
+
+MARKET_GAIN = {"neutral_marketplace": 4, "wood_marketplace": 6}
+# Peddlers: (max cubes, deniers per cube); the fixed one sells 1 Y for 2 d.
+PEDDLER = {"fixed_peddler": (1, 2), "wood_peddler": (2, 1)}
+
+# Exchange tiles: option -> (deniers paid, cubes paid [F,W,S,C,G], PP gained, cubes gained).
+# The Alchemist's "Y" payment is chosen by the player (handled in rules).
+EXCHANGE: dict[str, dict[str, tuple[int, tuple[int, ...], int, tuple[int, ...]]]] = {
+    "church": {
+        "first": (2, (0, 0, 0, 0, 0), 3, (0, 0, 0, 0, 0)),
+        "second": (4, (0, 0, 0, 0, 0), 5, (0, 0, 0, 0, 0)),
+    },
+    "tailor": {
+        "first": (0, (0, 0, 0, 2, 0), 4, (0, 0, 0, 0, 0)),
+        "second": (0, (0, 0, 0, 3, 0), 6, (0, 0, 0, 0, 0)),
+    },
+    "bank": {
+        "first": (2, (0, 0, 0, 0, 0), 0, (0, 0, 0, 0, 1)),
+        "second": (5, (0, 0, 0, 0, 0), 0, (0, 0, 0, 0, 2)),
+    },
+    "jeweller": {
+        "first": (0, (0, 0, 0, 0, 1), 5, (0, 0, 0, 0, 0)),
+        "second": (0, (0, 0, 0, 0, 2), 9, (0, 0, 0, 0, 0)),
+    },
+}
+ALCHEMIST = {"first": (2, 1), "second": (4, 2)}  # Y given -> G gained
+
+# --- castle (§2.6) ----------------------------------------------------------------------------
+
+SECTIONS = ("dungeon", "walls", "towers")
+SECTION_SIZE = (6, 10, 14)
+SECTION_PP = (5, 4, 3)
+SECTION_TRIGGER = (12, 18, 24)
+SECTION_PENALTY = (2, 3, 4)  # houses = 0 (R11)
+
+
+def section_favours(section: int, houses: int) -> int:
+    """Favours for `houses` of one player in a section being scored (0 or 1 house: none)."""
+    if houses < 2:
+        return 0
+    if section == 0:
+        return 1
+    if section == 1:
+        return 1 if houses == 2 else 2 if houses <= 4 else 3
+    return 1 if houses <= 3 else 2 if houses <= 5 else 3
+
+
+BATCHES = ("FWS", "FWC", "FWG", "FSC", "FSG", "FCG")
+
+# --- favour table (§2.7) ----------------------------------------------------------------------
+
+ROWS = ("a", "b", "c", "d")  # prestige, deniers, cubes, buildings
+ROW_INDEX = {r: i for i, r in enumerate(ROWS)}
+
+# --- set-up (§3) ------------------------------------------------------------------------------
+
+STARTING_DENIERS = {
+    2: (5, 5),
+    3: (5, 6, 6),
+    4: (5, 6, 6, 7),
+    5: (5, 6, 6, 7, 7),
+}
+STARTING_CUBES = (2, 1, 0, 0, 0)  # 2 F + 1 W
+
+
+def cube_vector(letters: str | tuple[str, ...] | list[str]) -> list[int]:
+    out = [0, 0, 0, 0, 0]
+    for letter in letters:
+        out[CUBE_INDEX[letter]] += 1
+    return out

@@ -1,0 +1,79 @@
+"""Plus Ultra (Meridiano 6, 2016) for 2-4 players: the registered game object."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domain.contract import Result
+from domain.plus_ultra import data as D
+from domain.plus_ultra import rules
+from domain.plus_ultra.commands import Command
+from domain.plus_ultra.events import Event
+from domain.plus_ultra.evolve import evolve as _evolve
+from domain.plus_ultra.state import Options, State
+from domain.plus_ultra.state import clone as _clone
+from domain.plus_ultra.view import GameView
+from domain.plus_ultra.view import redact as _redact
+from domain.plus_ultra.view import view as _view
+
+
+class PlusUltra:
+    name = D.NAME
+    title = D.TITLE
+    min_players = D.MIN_PLAYERS
+    max_players = D.MAX_PLAYERS
+    options_type = Options
+    command_type = Command
+    event_type = Event
+
+    def __init__(self) -> None:
+        from domain.plus_ultra.bots import greedy
+
+        self.bots: dict[str, Any] = {"greedy": greedy}
+
+    def validate_options(self, options: Options, seats: int) -> None:
+        rules.validate_options(options, seats)
+
+    def initial(self, options: Options, seats: int) -> State:
+        return rules.initial(options, seats)
+
+    def setup(self, options: Options, seats: int, rng: random.Random) -> list[Any]:
+        return rules.setup(options, seats, rng)
+
+    def decide(self, state: State, seat: int, command: Any, rng: random.Random) -> list[Any]:
+        return rules.decide(state, seat, command, rng)
+
+    def evolve(self, state: State, event: Any) -> State:
+        return _evolve(state, event)
+
+    def clone(self, state: State) -> State:
+        return _clone(state)
+
+    def legal_commands(self, state: State, seat: int) -> list[Any]:
+        return rules.legal_commands(state, seat)
+
+    def awaiting(self, state: State) -> list[int]:
+        return rules.awaiting(state)
+
+    def view(self, state: State, seat: int | None) -> GameView:
+        return _view(state, seat)
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        return _redact(event, seat)
+
+    def result(self, state: State) -> Result | None:
+        f = state.final
+        if f is None:
+            return None
+        return Result(
+            scores=list(f["scores"]),
+            ranks=list(f["ranks"]),
+            tiebreak=[-p for p in f["positions"]],
+            details=f["details"],
+        )
+
+
+GAME = PlusUltra()
+
+__all__ = ["GAME", "PlusUltra"]

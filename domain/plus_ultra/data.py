@@ -1,0 +1,180 @@
+"""Component data (spec §2). Every value marked *[Tabletop edition]* in the spec lives here and
+only here, so the publisher's data can replace it without touching the rules. No rule depends
+on a particular tile or estate id (spec §0)."""
+
+from __future__ import annotations
+
+NAME = "plus-ultra"
+TITLE = "Plus Ultra"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+TURNS = 7
+ROUNDS_PER_TURN = 2
+
+# --- goods (§2.1) -----------------------------------------------------------------------------
+GOODS = ("gold", "silver", "gems", "spices")
+ROSE_WINDOW_GP = {"gold": 2, "gems": 2, "silver": 1, "spices": 1}
+
+# --- characters (§2.2): id -> resource icon (hoarded good) ------------------------------------
+CHARACTERS = (
+    "admiral",
+    "cardinal",
+    "merchant",
+    "constable",
+    "conquistador",
+    "pirate",
+    "king",
+    "secretary_of_state",
+    "viceroy",
+)
+CHARACTER_ICON = {
+    "admiral": "spices",  # [Tabletop edition]
+    "cardinal": "gold",  # [Tabletop edition]
+    "merchant": "silver",  # printed
+    "constable": "silver",  # [Tabletop edition]
+    "conquistador": "gold",  # [Tabletop edition]
+    "pirate": "gems",  # [Tabletop edition]
+    "king": "gems",  # [Tabletop edition]
+    "secretary_of_state": "spices",  # [Tabletop edition]
+    "viceroy": "silver",  # [Tabletop edition]
+}
+
+# --- common actions (§2.3): id -> ducat cost (visit_court costs `steps`) ----------------------
+COMMON_ACTIONS = (
+    "court_painter",
+    "loan",
+    "fund_tercios",
+    "trade_routes",
+    "open_mission",
+    "visit_court",
+    "workshops",
+    "buy_estate",
+)
+COMMON_COST = {
+    "court_painter": 4,
+    "loan": 0,
+    "fund_tercios": 2,
+    "trade_routes": 2,
+    "open_mission": 2,
+    "visit_court": None,  # 1 or 2, the number of steps
+    "workshops": 2,
+    "buy_estate": 4,
+}
+COURT_PAINTER_GP = 2
+LOAN_GP_COST = 1
+LOAN_DUCATS = 3
+
+# --- New World tiles (§2.4, §2.5) -------------------------------------------------------------
+# id -> (kind, good or None, colony max size or None); kind in goods | natives | colony
+
+
+def _new_world() -> dict[str, tuple[str, str | None, int | None]]:
+    tiles: dict[str, tuple[str, str | None, int | None]] = {}
+    spec = (  # [Tabletop edition] (first id, count, kind, good, size)
+        (1, 5, "goods", "gold", None),
+        (6, 9, "goods", "silver", None),
+        (15, 6, "goods", "gems", None),
+        (21, 9, "goods", "spices", None),
+        (30, 6, "natives", None, None),
+        (36, 2, "colony", None, 2),
+        (38, 2, "colony", None, 3),
+        (40, 1, "colony", None, 4),
+    )
+    for first, count, kind, good, size in spec:
+        for i in range(first, first + count):
+            tiles[f"nw_{i:02d}"] = (kind, good, size)
+    return tiles
+
+
+NEW_WORLD_TILES = _new_world()  # the 40 stack tiles
+STARTING_GOODS = (  # placed in this order into the Market, the fifth starts the Surplus (R10)
+    ("start_gold", "gold"),
+    ("start_spices", "spices"),
+    ("start_silver_1", "silver"),
+    ("start_silver_2", "silver"),
+    ("start_silver_3", "silver"),
+)
+BLUE_COLONIES = (("blue_colony_1", 3), ("blue_colony_2", 3))  # [Tabletop edition] sizes
+BLUE_COLONY_TURNS = (2, 5)
+
+TILES: dict[str, tuple[str, str | None, int | None]] = dict(NEW_WORLD_TILES)
+for _tid, _good in STARTING_GOODS:
+    TILES[_tid] = ("goods", _good, None)
+for _tid, _size in BLUE_COLONIES:
+    TILES[_tid] = ("colony", None, _size)
+ALL_TILE_IDS = tuple(TILES)  # 47
+
+
+def tile_kind(tile: str) -> str:
+    return TILES[tile][0]
+
+
+def tile_good(tile: str) -> str | None:
+    return TILES[tile][1]
+
+
+def colony_size(tile: str) -> int:
+    size = TILES[tile][2]
+    assert size is not None
+    return size
+
+
+# --- estates (§2.6) [Tabletop edition] --------------------------------------------------------
+# id -> (GP at game end, one-shot effect or None)
+ESTATES: dict[str, tuple[int, str | None]] = {
+    "olive_grove": (1, "tercio_active"),
+    "vineyard": (1, "bull"),
+    "cloister_lands": (1, "bull"),
+    "wheat_fields": (1, "ducats_3"),
+    "quarry": (1, "rose_window"),
+    "hacienda": (1, "house"),
+    "shipyard": (1, "sea_trade"),
+    "horse_stud": (2, "refresh_tercios"),
+    "manor_house": (2, None),
+    "castle": (3, None),
+}
+ESTATES_IN_PLAY = 6
+
+# --- pieces and supplies (§2.7, §3) -----------------------------------------------------------
+TERCIOS_PER_PLAYER = 5
+START_TERCIOS_ACTIVE = 2
+HOUSES_PER_PLAYER = 5
+START_HOUSES = 2
+ROSE_WINDOWS = 10
+START_DUCATS = 2
+START_CROWN = 4
+BULLS_BY_PLAYERS = {2: 3, 3: 4, 4: 5}
+MAGELLAN_BY_PLAYERS = {2: 5, 3: 5, 4: 6}
+BULL_PRICE = 3
+REACTIVATION_PRICE = 1
+DICE = 3
+
+# --- board sizes (§2.8) -----------------------------------------------------------------------
+EXPLORATION_SPACES = 7
+COLONY_SPACES = 7  # [Tabletop edition]
+MARKET_SPACES = 4  # [Tabletop edition]
+CHURCH_SPACES = 4  # [Tabletop edition]
+WAR_SPACES = 6  # [Tabletop edition]
+SEA_TRADE_MAX = 15  # [Tabletop edition]
+CROWN_MAX = 6
+
+# --- income, rewards and scoring --------------------------------------------------------------
+PEER_DUCATS = {3: 1, 4: 2}  # acting position -> ducats (R6)
+PEER_GP = {5: {1: 1}, 6: {1: 2, 2: 1}, 7: {1: 2, 2: 1}}  # turn -> position -> GP
+
+
+def king_gp(crown: int) -> int:
+    return (0, 0, 1, 1, 2, 2, 3)[crown]
+
+
+SECRETARY_BONUS_GP = 2
+EXPLORE_GOODS_GP = 2
+ADMIRAL_BONUS_GP = 2
+DONATION_GP = 1
+CHURCH_COMPLETION_GP = 2
+MAGELLAN_COMPLETION_GP = 3  # per card held (R29)
+MAGELLAN_INCOMPLETE_GP = 1  # per card at the end
+MAJORITY_GP = {2: 1, 3: 2, 4: 3}  # colony max size -> majority GP
+SEA_TRADE_AWARDS = (5, 3, 1)  # highest, next distinct, every other with presence (R37)
+CONVERSION_RATE = 5
+MERCHANT_BASE_PRICE = 4

@@ -1,0 +1,142 @@
+"""Puerto Rico with The New Buildings (spec /work/shared/rules/puerto-rico.md)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+
+from domain.contract import Result, RuleError, rank
+from domain.puerto_rico import rules
+from domain.puerto_rico.board import score_breakdown, tiebreak
+from domain.puerto_rico.commands import Command
+from domain.puerto_rico.data import (
+    BARRELS,
+    BASE_VIOLET,
+    DRAFT_SLOTS,
+    PLANTATION_TILES,
+    PRODUCTION_BUILDINGS,
+    VP_POOL_5P,
+    copies,
+    setup_for,
+)
+from domain.puerto_rico.events import Event
+from domain.puerto_rico.evolve import evolve as _evolve
+from domain.puerto_rico.state import Options, Player, State
+from domain.puerto_rico.view import GameView
+from domain.puerto_rico.view import redact as _redact
+from domain.puerto_rico.view import view as _view
+
+
+def _invalid(what: str, message: str) -> RuleError:
+    return RuleError(f"invalid_options.{what}", message)
+
+
+class PuertoRico:
+    name = "puerto-rico"
+    title = "Puerto Rico"
+    min_players = 2
+    max_players = 5
+    options_type = Options
+    command_type = Command
+    event_type = Event
+
+    def __init__(self) -> None:
+        from domain.puerto_rico.bots import BOTS
+
+        self.bots = BOTS
+
+    def validate_options(self, options: Options, seats: int) -> None:
+        if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:
+            raise _invalid("seats", f"Puerto Rico takes 2 to 5 players, not {seats}")
+        if options.expansion not in ("none", "new-buildings"):
+            raise _invalid("expansion", "expansion is none or new-buildings")
+        if options.vp_pool_5p not in VP_POOL_5P:
+            raise _invalid("vp_pool_5p", "vp_pool_5p is 122 or 126")
+        if options.forest_house_with_hacienda not in ("allowed", "exclusive"):
+            raise _invalid("forest_house_with_hacienda", "allowed or exclusive")
+        if options.library_craftsman_goods not in ("any", "different"):
+            raise _invalid("library_craftsman_goods", "any or different")
+        if not isinstance(options.library_2p_once_per_round, bool):
+            raise _invalid("library_2p_once_per_round", "a boolean")
+        if not isinstance(options.auto_forced, bool):
+            raise _invalid("auto_forced", "a boolean")
+
+    def initial(self, options: Options, seats: int) -> State:
+        n = seats
+        cfg = setup_for(n, options.vp_pool_5p)
+        col = 1 if n == 2 else 0
+        stack = [k for k, c in PLANTATION_TILES.items() for _ in range(c[col])]
+        expansion = options.expansion == "new-buildings"
+        kinds = PRODUCTION_BUILDINGS if expansion else PRODUCTION_BUILDINGS + BASE_VIOLET
+        left = {b: copies(b, n) for b in kinds}
+        goods = [c[col] for c in BARRELS.values()]
+        return State(
+            n=n,
+            options=options,
+            players=[Player(doubloons=cfg.doubloons) for _ in range(n)],
+            roles={r: 0 for r in cfg.roles},
+            stack=stack,
+            quarries=cfg.quarries,
+            supply=goods[:],
+            colonists=cfg.colonists,
+            ship_colonists=cfg.ship_colonists,
+            vp_supply=cfg.vp,
+            ship_capacity=list(cfg.ships),
+            ship_good=[-1] * len(cfg.ships),
+            ship_load=[0] * len(cfg.ships),
+            buildings_left=left,
+            draft_slots=dict(DRAFT_SLOTS) if expansion else {},
+            wharf_used=[False] * n,
+            small_wharf_used=[False] * n,
+            vp_pool=cfg.vp,
+            goods_total=goods,
+            colonists_total=cfg.colonists + cfg.ship_colonists,
+            plantations_total=len(stack),
+            quarries_total=cfg.quarries,
+            doubloons_start=cfg.doubloons * n,
+            copies_total=dict(left),
+        )
+
+    def setup(self, options: Options, seats: int, rng: random.Random) -> list[Any]:
+        return rules.setup_events(self.initial(options, seats), rng)
+
+    def decide(self, state: State, seat: int, command: Any, rng: random.Random) -> list[Any]:
+        return rules.decide(state, seat, command, rng)
+
+    def evolve(self, state: State, event: Any) -> State:
+        return _evolve(state, event)
+
+    def clone(self, state: State) -> State:
+        return state.copy()
+
+    def legal_commands(self, state: State, seat: int) -> list[Any]:
+        return rules.legal_commands(state, seat)
+
+    def awaiting(self, state: State) -> list[int]:
+        return rules.awaiting(state)
+
+    def view(self, state: State, seat: int | None) -> GameView:
+        return _view(state, seat)
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        return _redact(event, seat)
+
+    def result(self, state: State) -> Result | None:
+        if not state.over:
+            return None
+        details = [score_breakdown(p) for p in state.players]
+        scores = [d["total"] for d in details]
+        ties = [tiebreak(p) for p in state.players]
+        return Result(
+            scores=scores,
+            ranks=rank([(sc, t) for sc, t in zip(scores, ties, strict=False)]),
+            tiebreak=ties,
+            details={"breakdown": details},
+        )
+
+
+GAME = PuertoRico()
+
+__all__ = ["GAME", "Options", "State", "msgspec"]

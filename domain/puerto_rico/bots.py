@@ -1,0 +1,95 @@
+"""Bots. `greedy`: one-step look-ahead — it tries each legal command (a sample when there are
+very many), lets the rules run the automatic follow-ups, looks one step further when the next
+decision is its own again (role → its own action), and keeps the command whose resulting state
+scores best on a simple value function of its own board (no hidden information used)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domain.contract import RuleError, random_bot
+from domain.puerto_rico import commands as C
+from domain.puerto_rico.board import score_breakdown
+from domain.puerto_rico.data import PRICE, PRODUCERS
+from domain.puerto_rico.state import State
+
+SAMPLE = 40  # commands tried per decision at most
+
+
+def value(s: State, seat: int) -> float:
+    p = s.players[seat]
+    v = float(score_breakdown(p)["total"])
+    late = 1.0 if s.end_triggered else 0.0
+    v += (0.4 - 0.3 * late) * p.doubloons
+    v += sum(p.goods[g] * (0.2 + 0.12 * PRICE[g]) for g in range(5))
+    # production capacity per craftsman phase
+    v += (0.6 - 0.5 * late) * p.occupied[0]
+    for g in range(1, 5):
+        workers = sum(p.buildings.get(b, 0) for b in PRODUCERS[g])
+        v += (0.7 + 0.2 * PRICE[g] - 0.6 * late) * min(p.occupied[g], workers)
+    v += 0.25 * p.occupied[5]
+    v += 0.1 * sum(p.tiles)
+    v += 0.15 * sum(p.buildings.values())
+    return v
+
+
+def _candidates(legal: Any, rng: random.Random) -> list[Any]:
+    n = len(legal)
+    if n <= SAMPLE:
+        return list(legal)
+    return [legal[rng.randrange(n)] for _ in range(SAMPLE)]
+
+
+def _score_after(
+    game: Any, state: Any, seat: int, cmd: Any, rng: random.Random, depth: int
+) -> float:
+    s = game.clone(state)
+    try:
+        for event in game.decide(s, seat, cmd, random.Random(rng.random())):
+            game.evolve(s, event)
+    except RuleError:
+        return float("-inf")
+    if depth > 0 and not s.over and game.awaiting(s) == [seat]:
+        nxt = game.legal_commands(s, seat)
+        if nxt:
+            cands = _candidates(nxt, rng)[: SAMPLE // 2]
+            return max(_score_after(game, s, seat, c, rng, depth - 1) for c in cands)
+    return value(s, seat)
+
+
+def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
+    legal = game.legal_commands(state, seat)
+    if len(legal) == 1:
+        return legal[0]
+    best, best_value = None, float("-inf")
+    for cmd in _candidates(legal, rng):
+        if isinstance(cmd, (C.MoveGuest, C.GuestsDone)):
+            depth = 0
+        else:
+            depth = 1 if isinstance(cmd, C.ChooseRole) else 0
+        v = _score_after(game, state, seat, cmd, rng, depth) + rng.random() * 1e-3
+        if v > best_value:
+            best, best_value = cmd, v
+    return best if best is not None else random_bot(game, state, seat, rng)
+
+
+BOTS: dict[str, Any] = {"greedy": greedy}
+
+
+def evaluate(games: int, seed: str) -> dict[str, Any]:
+    """Win rate of one greedy bot (rotating seats) against three random bots, 4 players."""
+    from domain.puerto_rico import GAME
+    from domain.simulate import play
+
+    wins = 0.0
+    for i in range(games):
+        seat = i % 4
+        bots = [random_bot] * 4
+        bots[seat] = greedy
+        played = play(GAME, GAME.options_type(), bots, f"{seed}/{i}".encode())
+        assert played.result is not None
+        winners = played.result.winners
+        if seat in winners:
+            wins += 1.0 / len(winners)
+    return {"games": games, "wins": wins, "win_rate": wins / games if games else 0.0}

@@ -1,0 +1,99 @@
+"""Bad input gets a 4xx application/problem+json with a stable code and changes nothing."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from api.main import build
+from service.settings import Settings
+from tests.support.api import Api
+
+
+def _problem(response: Any, status: int, code: str) -> None:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["code"] == code and body["status"] == status
+    assert {"type", "title", "detail"} <= set(body)
+
+
+def test_identity_errors(api: Api) -> None:
+    ada, bob = api.player("ada"), api.player("bob")
+    game = api.create(ada, "secret-duel", 2, seat=0)["id"]
+    c = api.client
+    _problem(c.post("/v1/games", json={"game": "secret-duel", "seats": 2}), 401, "unauthorized")
+    _problem(c.post("/v1/games", json={"game": "secret-duel", "seats": 2},
+                    headers={"Authorization": "Bearer tt_nope"}), 401, "unauthorized")
+    _problem(c.get(f"/v1/games/{game}", headers={"Authorization": "Basic abc"}), 401,
+             "unauthorized")
+    _problem(c.get(f"/v1/games/{game}/legal-moves", headers=Api.auth(bob)), 403, "not_seated")
+    c.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
+    carol = api.player("carol")
+    _problem(api.move(game, carol, 4, {"type": "pass"}), 403, "not_seated")
+    _problem(c.get(f"/v1/games/{uuid.uuid4()}"), 404, "game_not_found")
+    _problem(c.get("/v1/players/0123"), 404, "player_not_found")
+
+
+def test_game_errors_change_nothing(api: Api) -> None:
+    ada = api.player("ada")
+    c, auth = api.client, Api.auth(ada)
+    for body, status, code in [
+        ({"game": "chess", "seats": 2}, 422, "unknown_game"),
+        ({"game": "secret-duel", "seats": 9}, 422, "invalid_seats"),
+        ({"game": "secret-duel", "seats": 2, "options": {"rounds": 0}}, 422,
+         "invalid_options.rounds"),
+        ({"game": "secret-duel", "seats": 2, "options": {"colour": 1}}, 422, "invalid_options"),
+        ({"game": "secret-duel", "seats": 2, "bots": {"5": "random"}}, 422, "invalid_bot_seat"),
+        ({"game": "secret-duel", "seats": 2, "bots": {"1": "genius"}}, 422, "unknown_bot"),
+        ({"game": "secret-duel"}, 400, "invalid_request"),
+        ({"game": "secret-duel", "seats": "two"}, 400, "invalid_request"),
+    ]:
+        _problem(c.post("/v1/games", json=body, headers=auth), status, code)
+    _problem(c.post("/v1/games", content=b"{not json", headers=auth), 400, "invalid_request")
+    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
+    gid, version = game["id"], game["version"]
+    events_before = c.get(f"/v1/games/{gid}/events").json()["events"]
+    _problem(c.post(f"/v1/games/{gid}/join", headers=auth), 409, "game_not_open")
+    _problem(api.move(gid, ada, version - 1, {"type": "pass"}), 409, "version_conflict")
+    conflict = api.move(gid, ada, version + 5, {"type": "pass"})
+    _problem(conflict, 409, "version_conflict")
+    assert conflict.json()["version"] == version
+    _problem(api.move(gid, ada, version, {"type": "draw"}), 422, "illegal_move.wrong_phase")
+    _problem(api.move(gid, ada, version, {"type": "teleport"}), 422, "invalid_move")
+    _problem(api.move(gid, ada, version, {"type": "commit", "card": "ace"}), 422, "invalid_move")
+    _problem(api.move(gid, ada, version, {"type": "commit", "card": 10**6}), 422,
+             "illegal_move.not_in_hand")
+    no_key = c.post(f"/v1/games/{gid}/moves", json={"expected_version": version, "move": {}},
+                    headers=auth)
+    _problem(no_key, 400, "invalid_request")
+    for params in ({"version": 0}, {"version": 10**6}):
+        _problem(c.get(f"/v1/games/{gid}/replay", params=params), 422, "invalid_version")
+    _problem(c.get(f"/v1/games/{gid}/replay", params={"version": "x"}), 400, "invalid_request")
+    _problem(c.get(f"/v1/games/{gid}/export"), 409, "game_not_finished")
+    _problem(c.get(f"/v1/games/{gid}/audit"), 409, "game_not_finished")
+    assert c.get(f"/v1/games/{gid}/events").json()["events"] == events_before
+
+
+@pytest.fixture
+def arbiter_api(sqlite_settings: Settings) -> Any:
+    with TestClient(build(sqlite_settings)) as client:
+        api = Api(client)
+        judge = api.player("judge")
+        client.app.state.tabletop.arbiters = frozenset({judge["id"]})  # type: ignore[attr-defined]
+        yield api, judge
+
+
+def test_an_arbiter_audits_a_running_game(arbiter_api: Any) -> None:
+    api, judge = arbiter_api
+    ada = api.player("ada")
+    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    legal = api.legal(game, ada)
+    assert api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
+    _problem(api.client.get(f"/v1/games/{game}/audit", headers=Api.auth(ada)), 409,
+             "game_not_finished")
+    report = api.client.get(f"/v1/games/{game}/audit", headers=Api.auth(judge)).json()
+    assert report["verified"] is True and report["chain_intact"] is True
