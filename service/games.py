@@ -31,6 +31,7 @@ from domain.registry import get as get_game
 from service.chain import GENESIS, line_hash, now_text
 from service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from service.fold import GAME_CREATED, GAME_FINISHED, SEAT_TAKEN, SYSTEM, Fold, new_fold
+from service.group_commit import GroupCommit
 from service.players import Player
 from service.store import EventStoreApp, Recorded, SeedKept
 
@@ -56,6 +57,7 @@ class MoveAnswer:
 class GameService:
     def __init__(self, store: EventStoreApp) -> None:
         self.store = store
+        self.writer = GroupCommit(store)
         self._cache: OrderedDict[UUID, Fold] = OrderedDict()
         self._seeds: dict[UUID, bytes] = {}
         self._locks: dict[UUID, threading.Lock] = {}
@@ -112,7 +114,7 @@ class GameService:
             timestamp=SeedKept.create_timestamp(),
             seed=seed.hex(),
         )
-        self.store.save(kept, *appended)
+        self.writer.save(kept, *appended)
         self._remember(fold)
         log.info("game_created", game_id=str(game_id), game=name, seats=seats, bots=len(bots))
         return fold
@@ -140,7 +142,7 @@ class GameService:
                     new, more = self._start(new, self._seed(game_id), None)
                     appended += more
                 try:
-                    self.store.save(*appended)
+                    self.writer.save(*appended)
                 except RecordConflictError:
                     self._catch_up(game_id)
                     continue
@@ -200,7 +202,7 @@ class GameService:
                     raise Unprocessable(error.code, error.message) from None
                 new, appended = self._play(fold, seed, seat, recorded_command, key, outcome)
                 try:
-                    self.store.save(*appended)
+                    self.writer.save(*appended)
                 except RecordConflictError:
                     continue
                 self._remember(new)

@@ -4,20 +4,33 @@ Request data (the request id) is bound with contextvars and merged into every li
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
+import msgspec
 import structlog
 
 
+def _dumps(obj: Any, **_: Any) -> str:
+    return msgspec.json.encode(obj, enc_hook=str).decode()
+
+
 def configure(
-    json: bool | None = None, level: int = logging.INFO, stream: TextIO | None = None
+    json: bool | None = None, level: int | None = None, stream: TextIO | None = None
 ) -> None:
+    """`level` defaults to TABLETOP_LOG_LEVEL (INFO)."""
+    if level is None:
+        level = logging.getLevelNamesMapping().get(
+            os.environ.get("TABLETOP_LOG_LEVEL", "INFO").upper(), logging.INFO
+        )
     stream = stream or sys.stderr
     if json is None:
         json = not stream.isatty()
     renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
+        structlog.processors.JSONRenderer(serializer=_dumps)
+        if json
+        else structlog.dev.ConsoleRenderer()
     )
     structlog.configure(
         processors=[

@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -32,11 +34,11 @@ from domain.simulate import play
 from service.settings import Settings
 from service.store import Recorded, open_store
 from tests import secret_duel
-from tests.support.api import Api
 
 PG = os.environ.get("TABLETOP_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 LEVELS = (1, 8, 64)
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
+WORKERS = os.environ.get("BENCH_WORKERS", "1")  # API processes
 
 
 def _schema() -> str:
@@ -129,30 +131,62 @@ def _serve(schema: str) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("the API server did not start")
 
 
+class Http:
+    """A keep-alive HTTP/1.1 client on http.client: a load generator should cost far less
+    than the server it measures (httpx costs several times more per request)."""
+
+    def __init__(self, url: str) -> None:
+        parsed = urllib.parse.urlparse(url)
+        self.conn = http.client.HTTPConnection(parsed.hostname or "", parsed.port, timeout=30)
+        self.key = ""
+
+    def call(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        sent = {
+            "Authorization": f"Bearer {self.key}",
+            "Content-Type": "application/json",
+            **(headers or {}),
+        }
+        self.conn.request(
+            method, path, msgspec.json.encode(body) if body is not None else None, sent
+        )
+        response = self.conn.getresponse()
+        return response.status, msgspec.json.decode(response.read())
+
+
 def api_moves(url: str, games: int) -> tuple[list[float], float]:
-    """`games` games at once, one client thread each; returns POST latencies and moves/s."""
+    """`games` games at once, one client thread each (it plays both seats: GET legal-moves,
+    then POST a move); returns the POST latencies and moves/s."""
 
     def work(i: int, stop: threading.Event) -> list[float]:
         latencies: list[float] = []
-        with httpx.Client(base_url=url, timeout=30) as client:
-            api = Api(client)
-            seated = {0: api.player("a"), 1: api.player("b")}
-            while not stop.is_set():
-                game = api.create(
-                    seated[0], "secret-duel", 2, seat=0, options={"rounds": 10, "hand_size": 5}
+        seats = [Http(url), Http(url)]
+        for seat in seats:
+            seat.key = seat.call("POST", "/v1/players", {"name": f"bench{i}"})[1]["api_key"]
+        while not stop.is_set():
+            body = {
+                "game": "secret-duel",
+                "seats": 2,
+                "seat": 0,
+                "options": {"rounds": 10, "hand_size": 5},
+            }
+            game = seats[0].call("POST", "/v1/games", body)[1]["id"]
+            joined = seats[1].call("POST", f"/v1/games/{game}/join", {"seat": 1})[1]
+            version, awaiting = joined["version"], joined["awaiting"]
+            while awaiting and not stop.is_set():
+                client = seats[awaiting[0]]
+                legal = client.call("GET", f"/v1/games/{game}/legal-moves")[1]["moves"]
+                began = time.perf_counter()
+                status, answer = client.call(
+                    "POST",
+                    f"/v1/games/{game}/moves",
+                    {"expected_version": version, "move": legal[-1]},
+                    {"Idempotency-Key": uuid.uuid4().hex},
                 )
-                joined = client.post(
-                    f"/v1/games/{game['id']}/join", json={"seat": 1}, headers=Api.auth(seated[1])
-                ).json()
-                version, awaiting = joined["version"], joined["awaiting"]
-                while awaiting and not stop.is_set():
-                    seat = awaiting[0]
-                    legal = api.legal(game["id"], seated[seat])["moves"]
-                    began = time.perf_counter()
-                    answer = api.move(game["id"], seated[seat], version, legal[-1])
-                    latencies.append(time.perf_counter() - began)
-                    assert answer.status_code == 200, answer.text
-                    version, awaiting = answer.json()["version"], answer.json()["awaiting"]
+                latencies.append(time.perf_counter() - began)
+                assert status == 200, answer
+                version, awaiting = answer["version"], answer["awaiting"]
         return latencies
 
     started = time.perf_counter()

@@ -1,0 +1,77 @@
+"""Group commit on the real Postgres: concurrent saves share transactions, nothing is lost,
+and a conflict is reported to its own request only."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from eventsourcing.persistence import RecordConflictError
+
+from service.group_commit import GroupCommit, _Pending
+from service.settings import Settings
+from service.store import EventStoreApp, Recorded, open_store
+
+
+@pytest.fixture
+def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
+    opened = open_store(pg_settings)
+    yield opened
+    opened.close()
+
+
+def _event(stream: uuid.UUID, version: int) -> Recorded:
+    return Recorded(
+        originator_id=stream,
+        originator_version=version,
+        timestamp=datetime.now(UTC),
+        type="t",
+        seat=0,
+        at="",
+        command=None,
+        idempotency_key=None,
+        data={"n": version},
+        prev_hash="",
+        hash="",
+    )
+
+
+def test_concurrent_saves_share_transactions_and_all_land(store: EventStoreApp) -> None:
+    writer = GroupCommit(store)
+    streams = [uuid.uuid4() for _ in range(16)]
+    barrier = threading.Barrier(len(streams))
+
+    def run(stream: uuid.UUID) -> None:
+        barrier.wait()
+        for version in range(1, 31):
+            writer.save(_event(stream, version))
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in streams]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for stream in streams:
+        versions = [r.originator_version for r in store.recorder.select_events(stream)]
+        assert versions == list(range(1, 31))
+    assert writer.transactions < 16 * 30
+
+
+def test_a_conflict_fails_only_its_own_request(store: EventStoreApp) -> None:
+    writer = GroupCommit(store)
+    taken, free_a, free_b = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    store.save(_event(taken, 1))
+    batch = [
+        _Pending([_event(free_a, 1)]),
+        _Pending([_event(taken, 1)]),
+        _Pending([_event(free_b, 1), _event(free_b, 2)]),
+    ]
+    writer._write(batch)
+    assert [p.written for p in batch] == [True, True, True]
+    assert batch[0].error is None and batch[2].error is None
+    assert isinstance(batch[1].error, RecordConflictError)
+    assert len(list(store.recorder.select_events(free_b))) == 2
+    assert len(list(store.recorder.select_events(taken))) == 1
