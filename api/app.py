@@ -182,7 +182,7 @@ def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.Game
     "/v1/games/{game_id:uuid}/legal-moves",
     operation_id="getLegalMoves",
     tags=["games"],
-    sync_to_thread=False,
+    sync_to_thread=True,
     security=BEARER,
     responses=documented(400, 401, 403, 404),
 )
