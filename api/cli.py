@@ -16,6 +16,7 @@ from rich.progress import Progress
 from domain.registry import GAMES
 from service.audit import fold_lines, verify
 from service.plugins import load_plugins
+from service.selfplay import duel as run_duel
 from service.selfplay import selfplay as run_selfplay
 
 cli = typer.Typer(
@@ -76,6 +77,42 @@ def selfplay(
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
             progress.advance(task)
+
+
+@cli.command()
+def duel(
+    game: Annotated[str, typer.Option(help="game name, e.g. puerto-rico")],
+    bot: Annotated[str, typer.Option(help="the bot measured")] = "greedy",
+    against: Annotated[str, typer.Option(help="the bot in every other seat")] = "random",
+    players: Annotated[int, typer.Option(help="seats")] = 4,
+    games: Annotated[int, typer.Option(help="how many games")] = 500,
+    seed: Annotated[str | None, typer.Option(help="base seed (random if absent)")] = None,
+) -> None:
+    """How often one bot wins against the others (its seat rotates); a JSON summary."""
+    chosen = GAMES.get(game)
+    if chosen is None:
+        raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
+    base = seed or secrets.token_hex(8)
+    won = alone = played = 0
+    with Progress(disable=not sys.stderr.isatty(), transient=True) as progress:
+        task = progress.add_task(f"{bot} vs {against} ({game})", total=games)
+        for line in run_duel(chosen, bot, games, players, base, against):
+            played += 1
+            won += line["won"]
+            alone += line["alone"]
+            progress.advance(task)
+    summary = {
+        "game": game,
+        "bot": bot,
+        "against": against,
+        "players": players,
+        "games": played,
+        "seed": base,
+        "won": won,
+        "won_alone": alone,
+        "win_rate": round(won / played, 4) if played else None,
+    }
+    sys.stdout.write(json.dumps(summary) + "\n")
 
 
 def _read(file: Path) -> list[dict[str, Any]]:

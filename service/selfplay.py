@@ -48,3 +48,25 @@ def selfplay(
             "winner": result.winners,
             "ms": round((time.perf_counter() - started) * 1000, 2),
         }
+
+
+def duel(
+    game: Game[Any, Any], bot: str, games: int, players: int, seed: str, against: str = "random"
+) -> Iterator[dict[str, Any]]:
+    """One `bot` against `players - 1` `against` bots, its seat rotating game by game; one
+    summary per game (`won`: ranked first, ties included; `alone`: first and untied)."""
+    hero, other = bot_named(game, bot), bot_named(game, against)
+    for i in range(games):
+        seat = i % players
+        bots = [hero if s == seat else other for s in range(players)]
+        game_seed = hashlib.sha256(f"{seed}/duel/{i}".encode()).digest()
+        result = play(game, game.options_type(), bots, game_seed).result
+        assert result is not None
+        yield {
+            "index": i,
+            "seat": seat,
+            "seed": game_seed.hex(),
+            "scores": result.scores,
+            "won": result.ranks[seat] == 1,
+            "alone": result.winners == [seat],
+        }

@@ -1,10 +1,9 @@
 """Caylus bots. `greedy`: placement by a hand-made value table (the benefit of a worker arrives
 only in phases 3-6), every other decision by a one-step look-ahead on a material value (PP,
-deniers, cubes, favour markers). `evaluate` plays one greedy bot against three random bots."""
+deniers, cubes, favour markers). `tabletop duel --game caylus` measures it against random bots."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Any
 
@@ -13,7 +12,6 @@ from domain.caylus import data, rules
 from domain.caylus.data import TILES
 from domain.caylus.evolve import evolve
 from domain.caylus.state import CaylusState
-from domain.contract import random_bot
 
 CUBE_VALUE = (1.0, 0.9, 1.1, 1.1, 2.6)  # F W S C G
 DENIER = 0.45
@@ -193,28 +191,3 @@ def greedy(game: Any, state: CaylusState, seat: int, rng: random.Random) -> Any:
 
 
 BOTS: dict[str, Any] = {"greedy": greedy}
-
-
-def evaluate(games: int, seed: str) -> dict[str, Any]:
-    """Win rate of one greedy bot against three random bots in 4-player games (seat rotates;
-    a shared first place counts as a win)."""
-    from domain.caylus import GAME, CaylusOptions
-    from domain.simulate import play
-
-    wins = 0
-    scores: list[int] = []
-    for i in range(games):
-        seat = i % 4
-        bots: list[Any] = [random_bot] * 4
-        bots[seat] = greedy
-        raw = hashlib.sha256(f"{seed}/{i}".encode()).digest()
-        result = play(GAME, CaylusOptions(), bots, raw).result
-        assert result is not None
-        wins += result.ranks[seat] == 1
-        scores.append(result.scores[seat])
-    return {
-        "games": games,
-        "wins": wins,
-        "win_rate": wins / games if games else 0.0,
-        "mean_score": sum(scores) / games if games else 0.0,
-    }

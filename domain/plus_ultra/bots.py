@@ -1,16 +1,14 @@
-"""Bots for Plus Ultra: `greedy` (one-ply look-ahead on an estimate of the final score) and
-`evaluate`, the win rate of one greedy bot against three random bots in 4-player games.
+"""Bots for Plus Ultra: `greedy` (one-ply look-ahead on an estimate of the final score);
+`tabletop duel --game plus-ultra` measures it against random bots.
 
 The greedy bot never looks at hidden data: it values an exploration by its average outcome
 instead of simulating the face-down draw, and values draft picks from public information."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Any
 
-from domain.contract import random_bot
 from domain.plus_ultra import commands as C
 from domain.plus_ultra import data as D
 from domain.plus_ultra import events as E
@@ -139,40 +137,3 @@ def greedy(game: Any, state: State, seat: int, rng: random.Random) -> Any:
         if v > best_v + 1e-9:
             best, best_v = cmd, v
     return best
-
-
-def evaluate(games: int, seed: str) -> dict[str, Any]:
-    """Win rate of one greedy bot against three random bots in 4-player games (the greedy
-    seat rotates)."""
-    from domain.plus_ultra import GAME
-    from domain.simulate import play
-
-    wins = 0.0
-    for i in range(games):
-        g = i % 4
-        bots = [random_bot] * 4
-        bots[g] = greedy
-        s = hashlib.sha256(f"{seed}/{i}".encode()).digest()
-        res = play(GAME, GAME.options_type(), bots, s).result
-        assert res is not None
-        if res.ranks[g] == 1:
-            wins += 1
-    return {"games": games, "greedy_wins": wins, "win_rate": wins / games if games else 0.0}
-
-
-def speed(games: int, seed: str) -> float:
-    """Random 4-player games per second (process time, so one core) via domain.simulate.play."""
-    import time
-
-    from domain.plus_ultra import GAME
-    from domain.simulate import play
-
-    start = time.process_time()
-    for i in range(games):
-        play(
-            GAME,
-            GAME.options_type(),
-            [random_bot] * 4,
-            hashlib.sha256(f"{seed}/{i}".encode()).digest(),
-        )
-    return games / max(time.process_time() - start, 1e-9)

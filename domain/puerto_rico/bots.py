@@ -75,21 +75,3 @@ def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
 
 
 BOTS: dict[str, Any] = {"greedy": greedy}
-
-
-def evaluate(games: int, seed: str) -> dict[str, Any]:
-    """Win rate of one greedy bot (rotating seats) against three random bots, 4 players."""
-    from domain.puerto_rico import GAME
-    from domain.simulate import play
-
-    wins = 0.0
-    for i in range(games):
-        seat = i % 4
-        bots = [random_bot] * 4
-        bots[seat] = greedy
-        played = play(GAME, GAME.options_type(), bots, f"{seed}/{i}".encode())
-        assert played.result is not None
-        winners = played.result.winners
-        if seat in winners:
-            wins += 1.0 / len(winners)
-    return {"games": games, "wins": wins, "win_rate": wins / games if games else 0.0}

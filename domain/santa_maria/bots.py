@@ -1,12 +1,11 @@
-"""Bots for Santa Maria: `greedy` (one-ply lookahead on a hand-tuned value), and `evaluate`
-(greedy against three random bots)."""
+"""Bots for Santa Maria: `greedy` (one-ply lookahead on a hand-tuned value); `tabletop duel
+--game santa-maria` measures it against random bots."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from domain.contract import random_bot
 from domain.santa_maria import commands as cmd
 from domain.santa_maria import data
 from domain.santa_maria.evolve import evolve
@@ -102,32 +101,3 @@ def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
         if v > best_value:
             best, best_value = c, v
     return best if best is not None else rng.choice(legal)
-
-
-def evaluate(games: int, seed: str) -> dict[str, Any]:
-    """Win rate of one greedy bot (rotating seats) against three random bots, 4 players."""
-    import hashlib
-
-    from domain.santa_maria import GAME
-    from domain.santa_maria.state import SantaMariaOptions
-    from domain.simulate import play
-
-    wins = 0.0
-    margins: list[int] = []
-    for i in range(games):
-        gseat = i % 4
-        bots: list[Any] = [random_bot] * 4
-        bots[gseat] = greedy
-        game_seed = hashlib.sha256(f"{seed}/{i}".encode()).digest()
-        res = play(GAME, SantaMariaOptions(), bots, game_seed).result
-        assert res is not None
-        if res.ranks[gseat] == 1:
-            wins += 1 / res.ranks.count(1)
-        others = [sc for s, sc in enumerate(res.scores) if s != gseat]
-        margins.append(res.scores[gseat] - max(others))
-    return {
-        "games": games,
-        "greedy_wins": wins,
-        "win_rate": wins / games if games else 0.0,
-        "mean_margin": sum(margins) / games if games else 0.0,
-    }
