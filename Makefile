@@ -36,7 +36,7 @@ bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TES
 	$(PY) -m tests.bench
 
 soak: $(SYNCED)  ## the thousands of games the issues ask for
-	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q -m "not slow" tests -k "property"
+	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"
 
 clean:
 	rm -rf .venv .uv .pytest_cache .mypy_cache .ruff_cache
