@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -63,6 +63,9 @@ class GameService:
         self._locks: dict[UUID, threading.Lock] = {}
         self._guard = threading.Lock()
         self.moves_applied = 0
+        # Called with (game id, new version) after each commit: wakes live streams and
+        # the projection runner of this process without polling.
+        self.on_commit: Callable[[UUID, int], None] | None = None
 
     # ---- writes -------------------------------------------------------------------------
 
@@ -116,6 +119,7 @@ class GameService:
         )
         self.writer.save(kept, *appended)
         self._remember(fold)
+        self._committed(fold)
         log.info("game_created", game_id=str(game_id), game=name, seats=seats, bots=len(bots))
         return fold
 
@@ -147,6 +151,7 @@ class GameService:
                     self._catch_up(game_id)
                     continue
                 self._remember(new)
+                self._committed(new)
                 log.info("seat_taken", game_id=str(game_id), seat=seat, player=player.id)
                 return new
         raise Conflict("busy", "the game changed too often; try again")
@@ -200,12 +205,18 @@ class GameService:
                     outcome = fold.game.decide(fold.state, seat, command, rng)
                 except RuleError as error:
                     raise Unprocessable(error.code, error.message) from None
+                except Exception:  # a rules bug must not become a 500 nor change anything
+                    log.exception("rules_failed", game=fold.game.name, move=recorded_command)
+                    raise Unprocessable(
+                        "illegal_move.not_understood", "the rules could not process this move"
+                    ) from None
                 new, appended = self._play(fold, seed, seat, recorded_command, key, outcome)
                 try:
                     self.writer.save(*appended)
                 except RecordConflictError:
                     continue
                 self._remember(new)
+                self._committed(new)
                 self.moves_applied += 1
                 log.info(
                     "move_applied",
@@ -338,6 +349,10 @@ class GameService:
             "at": e.at,
             "data": data,
         }
+
+    def _committed(self, fold: Fold) -> None:
+        if self.on_commit is not None:
+            self.on_commit(fold.id, fold.version)
 
     def _lock(self, game_id: UUID) -> threading.Lock:
         with self._guard:
