@@ -13,17 +13,24 @@ import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from api import schemas as s
 from api.errors import HANDLERS, documented
+from api.health import StoreProbe, health
+from api.live import LiveHub, ndjson_lines, stream_events
+from api.lobby import get_player, list_games
+from api.metrics import Metrics, MetricsMiddleware, metrics
 from api.middleware import RequestLogMiddleware
+from projections.runner import GamesRunner, view_for
+from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
-from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unavailable
+from service.errors import Conflict, Forbidden, Unauthorized
 from service.fold import Fold
 from service.games import GameService, game_types
 from service.players import Player, Players
+from service.settings import Settings
 from service.store import EventStoreApp
 
 NDJSON = "application/x-ndjson"
@@ -32,13 +39,46 @@ _encode = msgspec.json.encode
 
 
 class Tabletop:
-    """What the handlers share: the store and the two services on it."""
+    """What the handlers share: the store, the two services on it, the read models, the
+    live-stream hub and the metrics. With `projections` settings, the app also runs the
+    projection runner (otherwise another process runs it: `tabletop projections run`)."""
 
-    def __init__(self, store: EventStoreApp, arbiters: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        store: EventStoreApp,
+        arbiters: frozenset[str] = frozenset(),
+        projections: Settings | None = None,
+        create_tables: bool = True,
+    ) -> None:
         self.store = store
         self.games = GameService(store)
         self.players = Players(store)
         self.arbiters = arbiters
+        self.reads = view_for(store)
+        if create_tables:
+            self.reads.create_table()
+        self.live = LiveHub(store)
+        self.games.on_commit = self._committed
+        self.metrics = Metrics(self)
+        self.probe = StoreProbe(store)
+        self._projections = projections
+        self.runner: GamesRunner | None = None
+
+    def _committed(self, game_id: UUID, version: int) -> None:
+        self.live.publish(game_id, version)
+        ring()  # the runner of this process, on SQLite
+
+    def start(self) -> None:
+        self.live.start()
+        if self._projections is not None:
+            self.runner = GamesRunner(self._projections)
+
+    def stop(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
+            self.runner = None
+        self.live.stop()
+        self.store.close()
 
     def caller(self, request: Request[Any, Any, Any], required: bool) -> Player | None:
         header = request.headers.get("authorization")
@@ -98,20 +138,6 @@ def create_player(request: Request[Any, Any, Any], data: JSONBody[s.NewPlayer]) 
     """Register a player. The API key is shown once; only its salted hash is kept."""
     player, key = _app(request).players.register(data.name)
     return s.PlayerCreated(player.id, player.name, key)
-
-
-@get(
-    "/v1/players/{player_id:str}",
-    operation_id="getPlayer",
-    tags=["players"],
-    sync_to_thread=True,
-    responses=documented(404),
-)
-def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> s.PlayerOut:
-    player = _app(request).players.get(player_id)
-    if player is None:
-        raise NotFound("player_not_found", f"no player {player_id}")
-    return s.PlayerOut(player.id, player.name, player.created_at)
 
 
 # ---- games --------------------------------------------------------------------------------
@@ -244,14 +270,19 @@ def list_events(
     game_id: FromPath[UUID],
     after: Annotated[int, QueryParameter(ge=0, le=2**31)] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1000,
+    follow: FromQuery[bool] = False,
 ) -> Response[Any]:
     """The events the caller may see, in order (`Accept: application/x-ndjson` streams one
-    per line)."""
+    per line; with `follow=true` the stream stays open, sends each new event as it is
+    appended and ends after the game's last event; `limit` applies to pages only)."""
     t = _app(request)
     fold = t.game(game_id)
     seat = t.games.seat_for(fold, t.caller(request, required=False))
+    ndjson = NDJSON in request.headers.get("accept", "")
+    if ndjson and follow:
+        return Stream(ndjson_lines(t, game_id, seat, after), media_type=NDJSON)
     events = t.games.visible_events(fold, seat, after, limit)
-    if NDJSON in request.headers.get("accept", ""):
+    if ndjson:
         return Stream(_ndjson(events), media_type=NDJSON)
     page = s.EventPage(fold.version, [msgspec.convert(e, s.EventOut) for e in events])
     return Response(page)
@@ -327,21 +358,6 @@ def audit(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.AuditOu
 # ---- operations ---------------------------------------------------------------------------
 
 
-@get(
-    "/health",
-    operation_id="health",
-    tags=["operations"],
-    sync_to_thread=True,
-    responses=documented(503),
-)
-def health(request: Request[Any, Any, Any]) -> s.Health:
-    try:
-        _app(request).store.recorder.max_notification_id()
-    except Exception as error:  # any failure of the store means "not healthy"
-        raise Unavailable("store_unavailable", f"the store does not answer: {error}") from None
-    return s.Health("ok")
-
-
 def _ndjson(items: list[Any]) -> Iterator[bytes]:
     for item in items:
         yield _encode(item) + b"\n"
@@ -353,19 +369,22 @@ def create_app(tabletop: Tabletop) -> Litestar:
             create_player,
             get_player,
             list_game_types,
+            list_games,
             create_game,
             join_game,
             get_game,
             legal_moves,
             submit_move,
             list_events,
+            stream_events,
             replay,
             export,
             audit,
             health,
+            metrics,
         ],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
-        middleware=[RequestLogMiddleware()],
+        middleware=[RequestLogMiddleware(), MetricsMiddleware()],
         openapi_config=OpenAPIConfig(
             title="Tabletop",
             version="1.0.0",
@@ -375,7 +394,8 @@ def create_app(tabletop: Tabletop) -> Litestar:
             ),
         ),
         request_max_body_size=1 << 20,
-        on_shutdown=[lambda _: tabletop.store.close()],
+        on_startup=[lambda _: tabletop.start()],
+        on_shutdown=[lambda _: tabletop.stop()],
         debug=False,
     )
     app.state.tabletop = tabletop

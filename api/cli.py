@@ -35,6 +35,7 @@ def serve(
     """Serve the API (SQLite store unless DATABASE_URL is set)."""
     import uvicorn
 
+    from projections.runner import GamesRunner, view_for
     from service.settings import Settings
     from service.store import open_store
 
@@ -42,17 +43,55 @@ def serve(
     if workers > 1 and settings.database_url is None:
         raise typer.BadParameter("several workers need Postgres (set DATABASE_URL)")
     # Create the tables once, here: workers creating them at once collide in Postgres.
-    open_store(settings).close()
+    store = open_store(settings)
+    view_for(store).create_table()
+    store.close()
     os.environ["TABLETOP_CREATE_TABLES"] = "n"
-    uvicorn.run(
-        "api.main:build",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-        access_log=False,
-    )
+    # One projection runner: inside the app with one process, beside the workers otherwise.
+    runner = None
+    if workers > 1 and os.environ.get("TABLETOP_PROJECTIONS", "app") == "app":
+        runner = GamesRunner(settings)
+        os.environ["TABLETOP_PROJECTIONS"] = "elsewhere"
+    try:
+        uvicorn.run(
+            "api.main:build",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            access_log=False,
+        )
+    finally:
+        if runner is not None:
+            runner.close()
+
+
+projections = typer.Typer(help="Read models built from the event log.", no_args_is_help=True)
+cli.add_typer(projections, name="projections")
+
+
+@projections.command("run")
+def projections_run() -> None:
+    """Keep the read models current (when `tabletop serve` runs with
+    TABLETOP_PROJECTIONS=elsewhere); runs until interrupted."""
+    from projections.runner import run_forever
+    from service.logs import configure
+    from service.settings import Settings
+
+    settings = Settings.from_env()
+    configure(settings.log_json)
+    run_forever(settings)
+
+
+@projections.command("rebuild")
+def projections_rebuild() -> None:
+    """Drop every read model and rebuild it from the event log (stop the runners first)."""
+    from projections.runner import rebuild
+    from service.settings import Settings
+
+    position = rebuild(Settings.from_env())
+    sys.stdout.write(json.dumps({"rebuilt": True, "position": position}) + "\n")
 
 
 @cli.command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from litestar import Litestar
 
 from api.app import Tabletop, create_app
@@ -15,4 +17,15 @@ def build(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     configure(settings.log_json)
     load_plugins()
-    return create_app(Tabletop(open_store(settings), settings.arbiters))
+    # The projection runner runs inside the app unless another process runs it (serve with
+    # several workers runs one beside them; `tabletop projections run` is another way).
+    inside = os.environ.get("TABLETOP_PROJECTIONS", "app") == "app"
+    in_memory = settings.database_url is None and settings.sqlite_path == ":memory:"
+    return create_app(
+        Tabletop(
+            open_store(settings),
+            settings.arbiters,
+            projections=settings if inside and not in_memory else None,
+            create_tables=settings.create_tables,
+        )
+    )

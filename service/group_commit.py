@@ -19,7 +19,9 @@ from eventsourcing.persistence import RecordConflictError
 
 from service.store import EventStoreApp
 
-MAX_BATCH = 256
+# Events per insert. The library's Postgres insert (psycopg pipeline) hangs for good on a
+# few MB in one call (seen: 5,000 events of ~800 bytes), so transactions stay well below.
+MAX_EVENTS = 1000
 
 
 class _Pending:
@@ -60,7 +62,13 @@ class GroupCommit:
         """Write batches until ours is written, then pass the lead to the next in line."""
         while not mine.written:
             with self._lock:
-                batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                taken, size = 0, 0
+                while taken < len(self._queue) and (
+                    taken == 0 or size + len(self._queue[taken].events) <= MAX_EVENTS
+                ):
+                    size += len(self._queue[taken].events)
+                    taken += 1
+                batch, self._queue = self._queue[:taken], self._queue[taken:]
             self._write(batch)
         with self._lock:
             if self._queue:
@@ -70,8 +78,11 @@ class GroupCommit:
 
     def _write(self, batch: list[_Pending]) -> None:
         try:
-            self._store.save(*[e for pending in batch for e in pending.events])
-            self.transactions += 1
+            if len(batch) == 1 and len(batch[0].events) > MAX_EVENTS:
+                self._write_long(batch[0].events)
+            else:
+                self._store.save(*[e for pending in batch for e in pending.events])
+                self.transactions += 1
         except RecordConflictError as conflict:
             if len(batch) == 1:
                 batch[0].error = conflict
@@ -90,6 +101,14 @@ class GroupCommit:
         for pending in batch:
             pending.written = True
             pending.wake.set()
+
+    def _write_long(self, events: Sequence[Any]) -> None:
+        """One request's very long run of events (a game that bots play from start to end
+        while it is created) in consecutive chunks. Only the first can meet a conflict: the
+        later versions follow it in the same stream, which no other writer can know yet."""
+        for start in range(0, len(events), MAX_EVENTS):
+            self._store.save(*events[start : start + MAX_EVENTS])
+            self.transactions += 1
 
     @staticmethod
     def _raise(pending: _Pending) -> None:

@@ -75,3 +75,23 @@ def test_a_conflict_fails_only_its_own_request(store: EventStoreApp) -> None:
     assert isinstance(batch[1].error, RecordConflictError)
     assert len(list(store.recorder.select_events(free_b))) == 2
     assert len(list(store.recorder.select_events(taken))) == 1
+
+
+def test_long_runs_and_many_requests_stay_below_the_insert_limit(store: EventStoreApp) -> None:
+    """5,000 events in one insert hang the library's Postgres insert; a bots-only game can be
+    that long, and many of them can arrive at once."""
+    writer = GroupCommit(store)
+    long_stream = uuid.uuid4()
+    writer.save(*[_event(long_stream, v) for v in range(1, 2501)])
+    streams = [uuid.uuid4() for _ in range(8)]
+    threads = [
+        threading.Thread(target=writer.save, args=[_event(s, v) for v in range(1, 701)])
+        for s in streams
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(list(store.recorder.select_events(long_stream))) == 2500
+    for stream in streams:
+        assert len(list(store.recorder.select_events(stream))) == 700

@@ -1,0 +1,119 @@
+"""Prometheus metrics at /metrics: requests (count and latency per route template and
+status), moves applied, and how far the read models trail the log (events and seconds).
+
+Each app has a registry of its own, so several apps in one process (the tests) do not
+share counters. Moves and lag are read when scraped, not kept up to date on every event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from litestar import Request, Response, get
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+
+from projections.runner import lag
+from projections.views import NAME
+
+if TYPE_CHECKING:
+    from api.app import Tabletop
+
+
+class Metrics:
+    def __init__(self, tabletop: Tabletop) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "tabletop_http_requests",
+            "HTTP requests answered, by route template and status.",
+            ["method", "route", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "tabletop_http_request_duration_seconds",
+            "Time to answer a request (to the end of its body), by route template.",
+            ["method", "route"],
+            registry=self.registry,
+        )
+        self.registry.register(_Scraped(tabletop))
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, route, str(status)).inc()
+        self.latency.labels(method, route).observe(seconds)
+
+
+class _Scraped(Collector):
+    """Figures read at scrape time: the game service's move count and the projection lag."""
+
+    def __init__(self, tabletop: Tabletop) -> None:
+        self._t = tabletop
+
+    def describe(self) -> list[Metric]:
+        return []  # collected at scrape time only (registering must not touch the store)
+
+    def collect(self) -> Iterator[Metric]:
+        moves = CounterMetricFamily("tabletop_moves_applied", "Moves applied by this process.")
+        moves.add_metric([], self._t.games.moves_applied)
+        yield moves
+        try:
+            self._t.probe.check()  # bounded: a lost store must not hold the scrape
+            behind, seconds = lag(self._t.store, self._t.reads)
+        except Exception:  # the store does not answer: /health says so; metrics still serve
+            return
+        events = GaugeMetricFamily(
+            "tabletop_projection_lag_events",
+            "Events appended to the log and not yet in the read model.",
+            labels=["projection"],
+        )
+        events.add_metric([NAME], behind)
+        yield events
+        age = GaugeMetricFamily(
+            "tabletop_projection_lag_seconds",
+            "Age of the oldest event not yet in the read model (0 when caught up).",
+            labels=["projection"],
+        )
+        age.add_metric([NAME], seconds)
+        yield age
+
+
+class MetricsMiddleware(ASGIMiddleware):
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        started = time.perf_counter()
+        status = {"code": 500}
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await next_app(scope, receive, sending)
+        finally:
+            tabletop: Tabletop = scope["litestar_app"].state.tabletop
+            route = scope.get("path_template") or "unmatched"
+            elapsed = time.perf_counter() - started
+            method = str(scope.get("method", ""))
+            tabletop.metrics.observe(method, route, status["code"], elapsed)
+
+
+@get(
+    "/metrics",
+    operation_id="metrics",
+    tags=["operations"],
+    sync_to_thread=True,
+    media_type=CONTENT_TYPE_LATEST,
+    include_in_schema=True,
+)
+def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Prometheus text exposition format."""
+    tabletop: Tabletop = request.app.state.tabletop
+    return Response(generate_latest(tabletop.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,111 @@
+"""The games projection: every stored game event updates that game's summary (and, when
+players, status or result change, its seat rows); other streams (players, seeds) only move
+the tracked position.
+
+Whose turn it is comes from the rules, so the projection folds each game as the service
+does. Folds are cached; a cold cache (a restart, an evicted game) refolds the game from the
+log up to the event before, so the result does not depend on what the cache held.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, deque
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import structlog
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection
+
+from projections.summary import summarize
+from projections.views import NAME, GamesView, GameWrite
+from service.fold import GAME_CREATED, SEAT_TAKEN, Fold, new_fold
+from service.store import Recorded
+
+log = structlog.get_logger("tabletop.projections")
+
+CACHE_SIZE = 2048
+
+
+class GamesProjection(Projection[GamesView]):
+    name = NAME
+
+    def __init__(self, view: GamesView) -> None:
+        super().__init__(view)
+        self._folds: OrderedDict[UUID, tuple[Fold, int]] = OrderedDict()  # game -> (fold, seq)
+        self._created: dict[UUID, int] = {}  # creation positions seen in the current batch
+        # Seconds from each game event's append to its read-model commit (tests, metrics).
+        self.delays: deque[float] = deque(maxlen=200_000)
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        self.apply([(domain_event, tracking)])
+
+    def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
+        """Apply events in log order; write each touched game once, with the position of the
+        batch's last event, in one transaction."""
+        if not batch:
+            return
+        by_game: dict[UUID, list[Recorded]] = {}  # a game's events stay in log order
+        for event, tracking in batch:
+            if isinstance(event, Recorded):
+                by_game.setdefault(event.originator_id, []).append(event)
+                if event.type == GAME_CREATED:
+                    self._created[event.originator_id] = tracking.notification_id
+        pending: dict[UUID, tuple[Fold, int]] = {}
+        writes: list[GameWrite] = []
+        for game_id, events in by_game.items():
+            entry = self._advance(game_id, events)
+            if entry is not None:
+                fold, seq, changed = entry
+                pending[game_id] = (fold, seq)
+                writes.append(GameWrite(summarize(fold), seq, changed, len(events)))
+        self._created.clear()
+        try:
+            self.view.write(writes, batch[-1][1])
+        except BaseException:
+            self._folds.clear()  # folds advanced in place past what was committed
+            raise
+        now = time.time()
+        for events in by_game.values():
+            self.delays.extend(now - datetime.fromisoformat(e.at).timestamp() for e in events)
+        for game_id, kept in pending.items():
+            if kept[0].status == "finished":
+                self._folds.pop(game_id, None)
+            else:
+                self._folds[game_id] = kept
+                self._folds.move_to_end(game_id)
+        while len(self._folds) > CACHE_SIZE:
+            self._folds.popitem(last=False)
+
+    def _advance(self, game_id: UUID, events: list[Recorded]) -> tuple[Fold, int, bool] | None:
+        """The game's fold after `events`, its creation position, and whether its seat rows
+        change (seats taken, status)."""
+        first = events[0]
+        if first.type == GAME_CREATED:
+            try:
+                before = new_fold(game_id, first)
+            except LookupError as error:  # a game type this process does not host
+                log.warning("game_type_unknown", game_id=str(game_id), error=str(error))
+                return None
+            seq, status, events = self._created[game_id], None, events[1:]
+        else:
+            cached = self._folds.get(game_id)
+            if cached is None or cached[0].version != first.originator_version - 1:
+                cached = self._refold(game_id, first.originator_version - 1)
+                if cached is None:
+                    return None
+            before, seq = cached
+            status = before.status
+        fold = before.advance(events, clone=False)
+        changed = fold.status != status or any(e.type == SEAT_TAKEN for e in events)
+        return fold, seq, changed
+
+    def _refold(self, game_id: UUID, version: int) -> tuple[Fold, int] | None:
+        events = self.view.game_events(game_id, lte=version)
+        seq = self.view.seq_of(str(game_id))
+        if not events or seq is None:
+            return None  # its creation was skipped (unknown game type)
+        return new_fold(game_id, events[0]).advance(events[1:], clone=False), seq

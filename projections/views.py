@@ -1,0 +1,283 @@
+"""The games read model: the library's tracking recorders (Postgres and SQLite) extended
+with our tables, so that the read-model rows and the tracked position of the event log are
+written in one transaction (each event applied exactly once).
+
+Tables: `rm_games` (one row per game: its summary, and `seq`, the notification id of its
+creation, which orders the lists newest first and keys the cursors) and `rm_seats` (one row
+per seat a player holds: the player's history). The SQL is shared; only the placeholders,
+table qualification and types differ between the two stores.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from eventsourcing.persistence import ApplicationRecorder, Mapper, Tracking, TrackingRecorder
+from eventsourcing.postgres import (
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+    PostgresTrackingRecorder,
+)
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
+from psycopg.sql import SQL
+
+from projections.summary import GameSummary, encode, seat_rows
+from service.store import EventStoreApp, MsgspecTranscoder
+
+NAME = "games"  # the projection's name: its tracking table and environment prefix
+TRACKING_TABLE = f"{NAME}_tracking"
+
+_DDL = [
+    "CREATE TABLE IF NOT EXISTS {games} ("
+    " game_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, game TEXT NOT NULL,"
+    " status TEXT NOT NULL, version INTEGER NOT NULL, last_activity TEXT NOT NULL,"
+    " applied INTEGER NOT NULL, summary TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rm_games_seq ON {games} (seq)",
+    "CREATE INDEX IF NOT EXISTS rm_games_game_seq ON {games} (game, seq)",
+    "CREATE INDEX IF NOT EXISTS rm_games_status_seq ON {games} (status, seq)",
+    "CREATE TABLE IF NOT EXISTS {seats} ("
+    " game_id TEXT NOT NULL, seat INTEGER NOT NULL, player_id TEXT NOT NULL,"
+    " game TEXT NOT NULL, seq BIGINT NOT NULL, status TEXT NOT NULL,"
+    " rank INTEGER, score INTEGER, PRIMARY KEY (game_id, seat))",
+    "CREATE INDEX IF NOT EXISTS rm_seats_player ON {seats} (player_id, seq)",
+]
+# `applied` counts the events applied to the row; it equals `version` when each event was
+# applied exactly once (the crash test checks it).
+_UPSERT_GAME = (
+    "INSERT INTO {games} AS g"
+    " (game_id, seq, game, status, version, last_activity, applied, summary)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET"
+    " status = excluded.status, version = excluded.version,"
+    " last_activity = excluded.last_activity, applied = g.applied + excluded.applied,"
+    " summary = excluded.summary"
+)
+_INSERT_SEAT = (
+    "INSERT INTO {seats} (game_id, seat, player_id, game, seq, status, rank, score)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class GameWrite:
+    """One game's new summary, and whether its seat rows (players, status, result) change."""
+
+    __slots__ = ("events", "seats_changed", "seq", "summary")
+
+    def __init__(self, summary: GameSummary, seq: int, seats_changed: bool, events: int) -> None:
+        self.summary, self.seq, self.seats_changed = summary, seq, seats_changed
+        self.events = events  # how many of the batch's events this write applies
+
+
+class GamesView(TrackingRecorder):
+    """The read model's queries and writes, over either store (mixed into the library's
+    tracking recorder of that store)."""
+
+    datastore: Any
+    games: str
+    seats: str
+
+    def _sql(self, text: str) -> str:
+        return text.format(games=self.games, seats=self.seats)
+
+    @contextmanager
+    def _cursor(self, commit: bool) -> Iterator[Any]:
+        with self.datastore.transaction(commit=commit) as cursor:
+            yield cursor
+
+    # ---- writes: the rows and the tracked position in one transaction -------------------
+
+    def write(self, writes: Sequence[GameWrite], tracking: Tracking) -> None:
+        """One statement per kind of row for the whole batch (executemany pipelines them on
+        Postgres): round trips, not rows, are what a busy process waits on."""
+        games = [
+            (s.id, w.seq, s.game, s.status, s.version, s.last_activity, w.events,
+             encode(s).decode())
+            for w in writes
+            for s in (w.summary,)
+        ]  # fmt: skip
+        changed = [w for w in writes if w.seats_changed]
+        seats = [
+            (w.summary.id, r["seat"], r["player_id"], w.summary.game, w.seq, w.summary.status,
+             r["rank"], r["score"])
+            for w in changed
+            for r in seat_rows(w.summary)
+        ]  # fmt: skip
+        with self._cursor(commit=True) as c:
+            if games:
+                c.executemany(self._sql(_UPSERT_GAME), games)
+            if changed:
+                delete = self._sql("DELETE FROM {seats} WHERE game_id = ?")
+                c.executemany(delete, [(w.summary.id,) for w in changed])
+            if seats:
+                c.executemany(self._sql(_INSERT_SEAT), seats)
+            self._insert_tracking(c, tracking)
+
+    def reset(self, application_name: str) -> None:
+        """Drop the read model and forget the tracked position: the next run starts at 0."""
+        with self._cursor(commit=True) as c:
+            c.execute(self._sql("DROP TABLE IF EXISTS {seats}"))
+            c.execute(self._sql("DROP TABLE IF EXISTS {games}"))
+            c.execute(
+                f"DELETE FROM {self._tracking_table()} WHERE application_name = " + self._sql("?"),
+                (application_name,),
+            )
+            for statement in _DDL:
+                c.execute(self._sql(statement))
+
+    def _tracking_table(self) -> str:
+        raise NotImplementedError
+
+    if TYPE_CHECKING:  # given by the store's tracking recorder, after this class in the MRO
+
+        def create_table(self) -> None: ...
+
+        def _insert_tracking(self, cursor: Any, tracking: Tracking) -> None: ...
+
+    # ---- reads --------------------------------------------------------------------------
+
+    def seq_of(self, game_id: str) -> int | None:
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql("SELECT seq FROM {games} WHERE game_id = ?"), (game_id,))
+            row = c.fetchone()
+        return None if row is None else int(row["seq"])
+
+    def list_games(
+        self,
+        game: str | None,
+        status: str | None,
+        player: str | None,
+        before: int | None,
+        limit: int,
+    ) -> list[tuple[int, bytes]]:
+        """(seq, summary JSON) newest first, created before `before` (keyset pagination)."""
+        where: list[str] = []
+        params: list[Any] = []
+        for clause, value in (
+            ("g.game = ?", game),
+            ("g.status = ?", status),
+            ("g.seq < ?", before),
+            ("EXISTS (SELECT 1 FROM {seats} s WHERE s.game_id = g.game_id AND s.player_id = ?)",
+             player),
+        ):  # fmt: skip
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        sql = "SELECT g.seq, g.summary FROM {games} g"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY g.seq DESC LIMIT ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (*params, limit))
+            return [(int(r["seq"]), str(r["summary"]).encode()) for r in c.fetchall()]
+
+    def player_stats(self, player_id: str) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT game, COUNT(*) AS played,"
+            " SUM(CASE WHEN status = 'finished' THEN 1 ELSE 0 END) AS finished,"
+            " SUM(CASE WHEN rank = 1 THEN 1 ELSE 0 END) AS wins"
+            " FROM {seats} WHERE player_id = ? GROUP BY game ORDER BY game"
+        )
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (player_id,))
+            counts = ("played", "finished", "wins")
+            return [
+                {"game": r["game"], **{k: int(r[k] or 0) for k in counts}} for r in c.fetchall()
+            ]
+
+    def player_recent(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT s.seat, s.rank, s.score, g.summary FROM {seats} s"
+            " JOIN {games} g ON g.game_id = s.game_id"
+            " WHERE s.player_id = ? ORDER BY s.seq DESC, s.seat LIMIT ?"
+        )
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (player_id, limit))
+            return [
+                {"seat": r["seat"], "rank": r["rank"], "score": r["score"],
+                 "summary": str(r["summary"]).encode()}
+                for r in c.fetchall()
+            ]  # fmt: skip
+
+    def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row, in a stable order: to compare two builds of the read model."""
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        tables = (("games", self.games, "game_id"), ("seats", self.seats, "game_id, seat"))
+        for key, name, order in tables:
+            with self._cursor(commit=False) as c:
+                c.execute(f"SELECT * FROM {name} ORDER BY {order}")
+                out[key] = [tuple(dict(r).values()) for r in c.fetchall()]
+        return out
+
+    # ---- the log itself: a game's earlier events, to rebuild its fold ---------------------
+
+    def _event_recorder(self) -> ApplicationRecorder:
+        raise NotImplementedError
+
+    _events: ApplicationRecorder | None = None
+    _mapper: Mapper[UUID] = Mapper(transcoder=MsgspecTranscoder())
+
+    def game_events(self, game_id: UUID, lte: int) -> list[Any]:
+        if self._events is None:
+            self._events = self._event_recorder()
+        stored = self._events.select_events(game_id, lte=lte)
+        return [self._mapper.to_domain_event(s) for s in stored]
+
+
+class PostgresGamesView(GamesView, PostgresTrackingRecorder):
+    def __init__(
+        self, datastore: PostgresDatastore, *, tracking_table_name: str = TRACKING_TABLE, **kw: Any
+    ) -> None:
+        super().__init__(datastore, tracking_table_name=tracking_table_name, **kw)
+        schema = '"' + self.datastore.schema.replace('"', '""') + '"'
+        self.games, self.seats = f"{schema}.rm_games", f"{schema}.rm_seats"
+        self.sql_create_statements += [SQL(self._sql(s)).format() for s in _DDL]
+
+    def _sql(self, text: str) -> str:
+        return super()._sql(text).replace("?", "%s")
+
+    def _tracking_table(self) -> str:
+        return f'"{self.datastore.schema}"."{self.tracking_table_name}"'
+
+    def _event_recorder(self) -> ApplicationRecorder:
+        table = f"{EventStoreApp.name.lower()}_events"
+        return PostgresApplicationRecorder(self.datastore, events_table_name=table)
+
+
+_TRACKING_WORD = re.compile(r"\btracking\b")
+
+
+class SQLiteGamesView(GamesView, SQLiteTrackingRecorder):
+    """The library's SQLite tracking table is always named `tracking`; ours is renamed so
+    that later projections over the same file keep positions of their own."""
+
+    games, seats = "rm_games", "rm_seats"
+
+    def __init__(self, datastore: SQLiteDatastore, **kw: Any) -> None:
+        super().__init__(datastore, **kw)
+        self.insert_tracking_statement = _TRACKING_WORD.sub(
+            TRACKING_TABLE, self.insert_tracking_statement
+        )
+        self.select_max_tracking_id_statement = _TRACKING_WORD.sub(
+            TRACKING_TABLE, self.select_max_tracking_id_statement
+        )
+
+    def construct_create_table_statements(self) -> list[str]:
+        library = super().construct_create_table_statements()
+        statements = [_TRACKING_WORD.sub(TRACKING_TABLE, s) for s in library]
+        return statements + [self._sql(s) for s in _DDL]
+
+    def _tracking_table(self) -> str:
+        return TRACKING_TABLE
+
+    def _event_recorder(self) -> ApplicationRecorder:
+        return SQLiteApplicationRecorder(self.datastore)
+
+
+def view_on(datastore: Any) -> GamesView:
+    """The read model over an open store's datastore (the API reads through the store's pool)."""
+    if isinstance(datastore, PostgresDatastore):
+        return PostgresGamesView(datastore)
+    return SQLiteGamesView(datastore)

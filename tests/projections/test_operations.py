@@ -1,0 +1,92 @@
+"""Operations: /health says 503 when the store does not answer; /metrics serves
+Prometheus text with requests per route template, moves applied and projection lag."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+import threading
+import time
+from urllib.parse import urlparse
+
+import pytest
+from litestar.testing import TestClient
+
+from api.main import build
+from service.settings import Settings
+from tests.projections.conftest import caught_up
+from tests.support.api import Api
+
+
+class Proxy:
+    """A TCP relay to Postgres that can be cut: the database vanishes for the app."""
+
+    def __init__(self, port: int) -> None:
+        self.target = ("127.0.0.1", port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                client, _ = self.listener.accept()
+                server = socket.create_connection(self.target)
+                self.sockets += [client, server]
+                for a, b in ((client, server), (server, client)):
+                    threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a: socket.socket, b: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := a.recv(65536):
+                b.sendall(data)
+
+    def cut(self) -> None:
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
+def test_health_is_503_when_the_store_does_not_answer(
+    pg_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TABLETOP_PROJECTIONS", "elsewhere")  # no runner on a vanishing store
+    url = urlparse(pg_settings.database_url)
+    proxy = Proxy(url.port or 5432)
+    via_proxy = url._replace(netloc=f"{url.username}@127.0.0.1:{proxy.port}").geturl()
+    settings = Settings(database_url=via_proxy.replace("pool_size=6", "pool_size=1"))
+    with TestClient(build(settings)) as client:
+        assert client.get("/health").status_code == 200
+        proxy.cut()
+        started = time.monotonic()
+        r = client.get("/health")
+        assert r.status_code == 503
+        assert time.monotonic() - started < 5
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert r.json()["code"] == "store_unavailable"
+        metrics = client.get("/metrics")  # still served, without the lag it cannot read
+        assert metrics.status_code == 200
+        assert "tabletop_projection_lag_events" not in metrics.text
+
+
+def test_metrics(api: Api) -> None:
+    assert api.client.get("/health").status_code == 200
+    ann = api.player("ann")
+    game_id = api.create(ann, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    api.play_out(game_id, {0: ann}, random.Random(2))
+    caught_up(api)
+    r = api.client.get("/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain")
+    text = r.text
+    route = 'method="POST",route="/v1/games/{game_id}/moves",status="200"'
+    assert f"tabletop_http_requests_total{{{route}}}" in text
+    assert 'tabletop_http_request_duration_seconds_bucket{le="0.005",method="GET",' in text
+    moves = [ln for ln in text.splitlines() if ln.startswith("tabletop_moves_applied_total ")]
+    assert moves and float(moves[0].split()[1]) >= 3
+    assert 'tabletop_projection_lag_events{projection="games"} 0.0' in text
+    assert 'tabletop_projection_lag_seconds{projection="games"} 0.0' in text

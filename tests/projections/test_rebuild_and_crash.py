@@ -1,0 +1,94 @@
+"""The read models are a pure function of the log: a rebuild from zero equals the models
+kept current while the games were played, and a runner killed between two events and
+restarted applies every event exactly once."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from projections.runner import GamesRunner, rebuild, view_for
+from projections.wakeup import ring
+from service.games import GameService
+from service.settings import Settings
+from service.store import open_store
+from tests.projections.conftest import bot_games
+
+
+def _check_exactly_once(snapshot: dict[str, list[tuple[object, ...]]]) -> None:
+    for row in snapshot["games"]:
+        names = ("game_id", "seq", "game", "status", "version", "last_activity", "applied")
+        game = dict(zip(names, row, strict=False))
+        assert game["applied"] == game["version"], game
+
+
+def test_rebuild_equals_the_incremental_build(any_settings: Settings) -> None:
+    count = 300 if any_settings.database_url else 60
+    store = open_store(any_settings)
+    runner = GamesRunner(any_settings)  # incremental: runs while the games are played
+    try:
+        games = GameService(store)
+        games.on_commit = lambda *_: ring()  # what the app does: wake the runner
+        bot_games(games, count, random.Random(7))
+        runner.caught_up(timeout=60)
+        view = view_for(store)
+        incremental = view.snapshot()
+    finally:
+        runner.close()
+    try:
+        assert len(incremental["games"]) == count
+        assert {r[3] for r in incremental["games"]} == {"finished"}
+        _check_exactly_once(incremental)
+        rebuild(any_settings)
+        assert view.snapshot() == incremental
+    finally:
+        store.close()
+
+
+def _tracked(view: object, name: str) -> int:
+    return view.max_tracking_id(name) or 0  # type: ignore[attr-defined]
+
+
+def test_a_runner_killed_between_events_applies_each_exactly_once(pg_settings: Settings) -> None:
+    store = open_store(pg_settings)
+    try:
+        bot_games(GameService(store), 100, random.Random(11))
+        view = view_for(store)
+        view.create_table()
+        latest = store.recorder.max_notification_id() or 0
+        env = {
+            **os.environ,
+            "DATABASE_URL": pg_settings.database_url or "",
+            "TABLETOP_PROJECTION_BATCH": "3",  # many small commits: the kill lands mid-stream
+        }
+        command = [sys.executable, "-m", "api.cli", "projections", "run"]
+        kills = 0
+        deadline = time.monotonic() + 60
+        while _tracked(view, store.name) < latest and kills < 3:
+            process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+            start = _tracked(view, store.name)
+            while _tracked(view, store.name) <= start + 200 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            kills += 1
+            assert _tracked(view, store.name) > 0, "the runner made no progress"
+        assert _tracked(view, store.name) < latest, "the runner finished before the kill"
+        process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+        try:
+            while _tracked(view, store.name) < latest:
+                assert time.monotonic() < deadline, "the restarted runner did not catch up"
+                time.sleep(0.05)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(10)
+        resumed = view.snapshot()
+        _check_exactly_once(resumed)
+        rebuild(pg_settings)
+        assert view.snapshot() == resumed
+    finally:
+        store.close()
