@@ -26,10 +26,18 @@ def test_identity_errors(api: Api) -> None:
     game = api.create(ada, "secret-duel", 2, seat=0)["id"]
     c = api.client
     _problem(c.post("/v1/games", json={"game": "secret-duel", "seats": 2}), 401, "unauthorized")
-    _problem(c.post("/v1/games", json={"game": "secret-duel", "seats": 2},
-                    headers={"Authorization": "Bearer tt_nope"}), 401, "unauthorized")
-    _problem(c.get(f"/v1/games/{game}", headers={"Authorization": "Basic abc"}), 401,
-             "unauthorized")
+    _problem(
+        c.post(
+            "/v1/games",
+            json={"game": "secret-duel", "seats": 2},
+            headers={"Authorization": "Bearer tt_nope"},
+        ),
+        401,
+        "unauthorized",
+    )
+    _problem(
+        c.get(f"/v1/games/{game}", headers={"Authorization": "Basic abc"}), 401, "unauthorized"
+    )
     _problem(c.get(f"/v1/games/{game}/legal-moves", headers=Api.auth(bob)), 403, "not_seated")
     c.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
     carol = api.player("carol")
@@ -44,8 +52,11 @@ def test_game_errors_change_nothing(api: Api) -> None:
     for body, status, code in [
         ({"game": "chess", "seats": 2}, 422, "unknown_game"),
         ({"game": "secret-duel", "seats": 9}, 422, "invalid_seats"),
-        ({"game": "secret-duel", "seats": 2, "options": {"rounds": 0}}, 422,
-         "invalid_options.rounds"),
+        (
+            {"game": "secret-duel", "seats": 2, "options": {"rounds": 0}},
+            422,
+            "invalid_options.rounds",
+        ),
         ({"game": "secret-duel", "seats": 2, "options": {"colour": 1}}, 422, "invalid_options"),
         ({"game": "secret-duel", "seats": 2, "bots": {"5": "random"}}, 422, "invalid_bot_seat"),
         ({"game": "secret-duel", "seats": 2, "bots": {"1": "genius"}}, 422, "unknown_bot"),
@@ -65,10 +76,14 @@ def test_game_errors_change_nothing(api: Api) -> None:
     _problem(api.move(gid, ada, version, {"type": "draw"}), 422, "illegal_move.wrong_phase")
     _problem(api.move(gid, ada, version, {"type": "teleport"}), 422, "invalid_move")
     _problem(api.move(gid, ada, version, {"type": "commit", "card": "ace"}), 422, "invalid_move")
-    _problem(api.move(gid, ada, version, {"type": "commit", "card": 10**6}), 422,
-             "illegal_move.not_in_hand")
-    no_key = c.post(f"/v1/games/{gid}/moves", json={"expected_version": version, "move": {}},
-                    headers=auth)
+    _problem(
+        api.move(gid, ada, version, {"type": "commit", "card": 10**6}),
+        422,
+        "illegal_move.not_in_hand",
+    )
+    no_key = c.post(
+        f"/v1/games/{gid}/moves", json={"expected_version": version, "move": {}}, headers=auth
+    )
     _problem(no_key, 400, "invalid_request")
     for params in ({"version": 0}, {"version": 10**6}):
         _problem(c.get(f"/v1/games/{gid}/replay", params=params), 422, "invalid_version")
@@ -93,7 +108,8 @@ def test_an_arbiter_audits_a_running_game(arbiter_api: Any) -> None:
     game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
     legal = api.legal(game, ada)
     assert api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
-    _problem(api.client.get(f"/v1/games/{game}/audit", headers=Api.auth(ada)), 409,
-             "game_not_finished")
+    _problem(
+        api.client.get(f"/v1/games/{game}/audit", headers=Api.auth(ada)), 409, "game_not_finished"
+    )
     report = api.client.get(f"/v1/games/{game}/audit", headers=Api.auth(judge)).json()
     assert report["verified"] is True and report["chain_intact"] is True

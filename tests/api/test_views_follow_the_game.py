@@ -26,8 +26,15 @@ def _expected(api: Api, game_id: str, seat: int | None) -> tuple[Any, list[Any]]
         if e.type not in ("game_created", "seat_taken", "game_finished"):
             data = msgspec.to_builtins(fold.game.redact(fold.decode(e.type, data), seat))
             data.pop("type")
-        events.append({"version": e.originator_version, "type": e.type, "seat": e.seat,
-                       "at": e.at, "data": data})
+        events.append(
+            {
+                "version": e.originator_version,
+                "type": e.type,
+                "seat": e.seat,
+                "at": e.at,
+                "data": data,
+            }
+        )
     return view, events
 
 
@@ -40,8 +47,9 @@ def test_every_endpoint_shows_only_the_games_own_view(pg_api: Api, game: str) ->
     players = [api.player(f"p{i}") for i in range(seats)]
     game_id = api.create(players[0], game, seats, seat=0)["id"]
     for seat in range(1, seats):
-        joined = api.client.post(f"/v1/games/{game_id}/join", json={"seat": seat},
-                                 headers=Api.auth(players[seat]))
+        joined = api.client.post(
+            f"/v1/games/{game_id}/join", json={"seat": seat}, headers=Api.auth(players[seat])
+        )
         assert joined.status_code == 200
     checks = 0
 
@@ -57,10 +65,13 @@ def test_every_endpoint_shows_only_the_games_own_view(pg_api: Api, game: str) ->
             if shown["status"] != "active":
                 return
             assert shown["view"] == view, f"seat {seat}"
-            assert api.client.get(f"/v1/games/{game_id}/events",
-                                  headers=auth).json()["events"] == events
-            replay = api.client.get(f"/v1/games/{game_id}/replay",
-                                    params={"version": shown["version"]}, headers=auth).json()
+            assert (
+                api.client.get(f"/v1/games/{game_id}/events", headers=auth).json()["events"]
+                == events
+            )
+            replay = api.client.get(
+                f"/v1/games/{game_id}/replay", params={"version": shown["version"]}, headers=auth
+            ).json()
             assert replay["view"] == view and replay["state"] is None
             checks += 1
 
