@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import msgspec
 import typer
+from rich.console import Console
 from rich.progress import Progress
 
 from domain.registry import GAMES
@@ -110,7 +111,7 @@ def selfplay(
     base = seed or secrets.token_hex(8)
     opts = msgspec.convert(json.loads(options), chosen.options_type)
     lines = run_selfplay(chosen, players, games, base, bots.split(","), opts)
-    with Progress(disable=not sys.stderr.isatty(), transient=True, console=None) as progress:
+    with _progress() as progress:
         task = progress.add_task(f"{game} x{players}", total=games)
         for line in lines:
             sys.stdout.write(json.dumps(line) + "\n")
@@ -133,7 +134,7 @@ def duel(
         raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     base = seed or secrets.token_hex(8)
     won = alone = played = 0
-    with Progress(disable=not sys.stderr.isatty(), transient=True) as progress:
+    with _progress() as progress:
         task = progress.add_task(f"{bot} vs {against} ({game})", total=games)
         for line in run_duel(chosen, bot, games, players, base, against):
             played += 1
@@ -152,6 +153,14 @@ def duel(
         "win_rate": round(won / played, 4) if played else None,
     }
     sys.stdout.write(json.dumps(summary) + "\n")
+
+
+def _progress() -> Progress:
+    """A progress bar on the terminal's stderr; stdout stays one JSON line per game."""
+    console = Console(stderr=True)
+    return Progress(
+        console=console, disable=not console.is_terminal, transient=True, redirect_stdout=False
+    )
 
 
 def _read(file: Path) -> list[dict[str, Any]]:
