@@ -23,6 +23,7 @@ from service.fold import GAME_CREATED, GAME_FINISHED, SEAT_TAKEN, Fold, new_fold
 from service.store import EventStoreApp
 
 _decode = msgspec.json.Decoder()
+STORED_FIELDS = {*LINE_FIELDS, "hash"} - {"version"}  # a Recorded event's stored keys
 
 
 class Report(msgspec.Struct, kw_only=True):
@@ -49,7 +50,8 @@ def stored_lines(store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
             body = {}
         line = {field: body.get(field) for field in LINE_FIELDS}
         line["version"] = record.originator_version
-        line["hash"] = body.get("hash")
+        # A renamed key reads as null: the record is damaged even where the value was null.
+        line["hash"] = body.get("hash") if set(body) == STORED_FIELDS else None
         lines.append(line)
     return lines
 

@@ -23,10 +23,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from litestar.testing import TestClient
 
+from api.main import build
 from domain.registry import GAMES, register
 from service.settings import Settings
 from tests import secret_duel
+from tests.support.api import Api
 
 register(secret_duel.GAME)
 os.environ["TABLETOP_PLUGINS"] = "tests.secret_duel"  # for the CLI run in subprocesses
@@ -119,6 +122,19 @@ def any_settings(request: pytest.FixtureRequest) -> Settings:
     name = "pg_settings" if request.param == "postgres" else "sqlite_settings"
     settings: Settings = request.getfixturevalue(name)
     return settings
+
+
+@pytest.fixture
+def api(any_settings: Settings) -> Iterator[Api]:
+    """The API in-process (with its projection runner), on Postgres and on SQLite."""
+    with TestClient(build(any_settings)) as client:
+        yield Api(client)
+
+
+@pytest.fixture
+def pg_api(pg_settings: Settings) -> Iterator[Api]:
+    with TestClient(build(pg_settings)) as client:
+        yield Api(client)
 
 
 def all_games() -> list[str]:

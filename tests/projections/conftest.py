@@ -4,32 +4,13 @@ helpers to wait for the read models and to compare two builds of them."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from litestar.testing import TestClient
-
-from api.main import build
 from service.games import GameService
 from service.players import Player
-from service.settings import Settings
 from tests.support.api import Api
 
 BOTS = Player("b" * 32, "bot owner", "2026-01-01T00:00:00Z")
-
-
-@pytest.fixture
-def api(any_settings: Settings) -> Iterator[Api]:
-    """The API in-process with its projection runner, on Postgres and on SQLite."""
-    with TestClient(build(any_settings)) as client:
-        yield Api(client)
-
-
-@pytest.fixture
-def pg_api(pg_settings: Settings) -> Iterator[Api]:
-    with TestClient(build(pg_settings)) as client:
-        yield Api(client)
 
 
 def caught_up(api: Api) -> None:
