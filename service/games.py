@@ -148,7 +148,7 @@ class GameService:
                 try:
                     self.writer.save(*appended)
                 except RecordConflictError:
-                    self._catch_up(game_id)
+                    self._fresh(game_id)
                     continue
                 self._remember(new)
                 self._committed(new)
@@ -367,9 +367,6 @@ class GameService:
 
     def _fresh(self, game_id: UUID) -> Fold:
         """The fold with every stored event applied (reads only what the cache lacks)."""
-        return self._catch_up(game_id)
-
-    def _catch_up(self, game_id: UUID) -> Fold:
         fold = self._cache.get(game_id)
         if fold is None:
             events = list(self.store.events.get(game_id))
