@@ -21,7 +21,6 @@ import time
 import urllib.parse
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -32,8 +31,9 @@ from domain.contract import random_bot
 from domain.registry import GAMES, register
 from domain.simulate import play
 from service.settings import Settings
-from service.store import Recorded, open_store
+from service.store import open_store
 from tests import secret_duel
+from tests.support.events import bare_event
 
 PG = os.environ.get("TABLETOP_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 LEVELS = (1, 8, 64)
@@ -83,21 +83,7 @@ def raw_rate(schema: str, threads: int) -> float:
         stream, version, stamps = uuid.uuid4(), 0, []
         while not stop.is_set():
             version += 1
-            store.save(
-                Recorded(
-                    originator_id=stream,
-                    originator_version=version,
-                    timestamp=datetime.now(UTC),
-                    type="committed",
-                    seat=0,
-                    at="",
-                    command=None,
-                    idempotency_key=None,
-                    data=data,
-                    prev_hash="",
-                    hash="",
-                )
-            )
+            store.save(bare_event(stream, version, data))
             stamps.append(time.perf_counter())
         return stamps
 

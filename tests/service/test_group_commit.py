@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 import pytest
 from eventsourcing.persistence import RecordConflictError
@@ -14,6 +13,7 @@ from eventsourcing.persistence import RecordConflictError
 from service.group_commit import GroupCommit, _Pending
 from service.settings import Settings
 from service.store import EventStoreApp, Recorded, open_store
+from tests.support.events import bare_event
 
 
 @pytest.fixture
@@ -24,19 +24,7 @@ def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
 
 
 def _event(stream: uuid.UUID, version: int) -> Recorded:
-    return Recorded(
-        originator_id=stream,
-        originator_version=version,
-        timestamp=datetime.now(UTC),
-        type="t",
-        seat=0,
-        at="",
-        command=None,
-        idempotency_key=None,
-        data={"n": version},
-        prev_hash="",
-        hash="",
-    )
+    return bare_event(stream, version, {"n": version})
 
 
 def test_concurrent_saves_share_transactions_and_all_land(store: EventStoreApp) -> None:

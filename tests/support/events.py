@@ -1,0 +1,25 @@
+"""A bare stored event for tests and benchmarks of the store itself (no game, no chain)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from service.store import Recorded
+
+
+def bare_event(stream: uuid.UUID, version: int, data: Any) -> Recorded:
+    return Recorded(
+        originator_id=stream,
+        originator_version=version,
+        timestamp=datetime.now(UTC),
+        type="committed",
+        seat=0,
+        at="",
+        command=None,
+        idempotency_key=None,
+        data=data,
+        prev_hash="",
+        hash="",
+    )
