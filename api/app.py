@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 from uuid import UUID
 
+import anyio
 import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
@@ -21,8 +22,8 @@ from api.errors import HANDLERS, documented
 from api.health import StoreProbe, health
 from api.live import LiveHub, ndjson_lines, stream_events
 from api.lobby import get_player, list_games
-from api.metrics import Metrics, MetricsMiddleware, metrics
-from api.middleware import RequestLogMiddleware
+from api.metrics import Metrics, metrics
+from api.middleware import RequestMiddleware
 from projections.runner import GamesRunner, view_for
 from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
@@ -69,7 +70,6 @@ class Tabletop:
         ring()  # the runner of this process, on SQLite
 
     def start(self) -> None:
-        self.live.start()
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
 
@@ -94,6 +94,21 @@ class Tabletop:
 
     def game(self, game_id: UUID) -> Fold:
         return self.games.get(game_id)
+
+    def in_memory(self, request: Request[Any, Any, Any], game_id: UUID) -> bool:
+        """Whether a read of this game by this caller needs nothing from the store."""
+        header = request.headers.get("authorization")
+        token = header.partition(" ")[2].strip() if header else ""
+        return self.games.in_memory(game_id) and (not header or self.players.known(token))
+
+
+async def _read(request: Request[Any, Any, Any], game_id: UUID, read: Any, *args: Any) -> Any:
+    """Run a read of one game at once when everything it needs is in memory (the usual case:
+    a seated player polling a running game); otherwise in a worker thread, since it will wait
+    on the store. A thread hop costs more than most reads themselves."""
+    if _app(request).in_memory(request, game_id):
+        return read(request, game_id, *args)
+    return await anyio.to_thread.run_sync(read, request, game_id, *args)
 
 
 def _app(request: Request[Any, Any, Any]) -> Tabletop:
@@ -194,12 +209,16 @@ def join_game(
     "/v1/games/{game_id:uuid}",
     operation_id="getGame",
     tags=["games"],
-    sync_to_thread=True,
     responses=documented(400, 401, 404),
 )
-def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
+async def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
     """The game as the caller may see it: its seat's view, the public view for spectators,
     everything once finished."""
+    game_out: s.GameOut = await _read(request, game_id, _get_game)
+    return game_out
+
+
+def _get_game(request: Request[Any, Any, Any], game_id: UUID) -> s.GameOut:
     t = _app(request)
     return _game_out(t, t.game(game_id), t.caller(request, required=False))
 
@@ -208,11 +227,10 @@ def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.Game
     "/v1/games/{game_id:uuid}/legal-moves",
     operation_id="getLegalMoves",
     tags=["games"],
-    sync_to_thread=True,
     security=BEARER,
     responses=documented(400, 401, 403, 404),
 )
-def legal_moves(
+async def legal_moves(
     request: Request[Any, Any, Any],
     game_id: FromPath[UUID],
     offset: Annotated[int, QueryParameter(ge=0, le=2**40)] = 0,
@@ -220,6 +238,13 @@ def legal_moves(
 ) -> s.LegalMoves:
     """Every move the caller's seat may make now, each exactly a body for POST .../moves,
     a page at a time (`total` tells how many there are)."""
+    moves: s.LegalMoves = await _read(request, game_id, _legal_moves, offset, limit)
+    return moves
+
+
+def _legal_moves(
+    request: Request[Any, Any, Any], game_id: UUID, offset: int, limit: int
+) -> s.LegalMoves:
     t = _app(request)
     player = t.caller(request, required=True)
     fold = t.game(game_id)
@@ -384,7 +409,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             metrics,
         ],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
-        middleware=[RequestLogMiddleware(), MetricsMiddleware()],
+        middleware=[RequestMiddleware()],
         openapi_config=OpenAPIConfig(
             title="Tabletop",
             version="1.0.0",

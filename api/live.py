@@ -45,38 +45,56 @@ class NotAcceptable(Problem):
 
 
 class LiveHub:
+    """Wakes the open streams of a game. It follows the log (for other processes' commits)
+    only while some stream is open: with none, a commit costs this process nothing."""
+
     def __init__(self, store: EventStoreApp) -> None:
         self._store = store
         self._waiters: dict[UUID, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
         self._lock = threading.Lock()
+        self._following: object | None = None  # the token of the current follower thread
         self._subscription: Any = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Follow the log for commits of other processes."""
-        try:
-            self._subscription = subscribe(
-                self._store.recorder, self._store.recorder.max_notification_id()
-            )
-        except Exception as error:  # no store now: /health says 503; this process still wakes
-            log.warning("live_hub_not_started", error=repr(error))
-            return
-        self._subscription.__enter__()
-        self._thread = threading.Thread(target=self._tail, name="live-hub", daemon=True)
-        self._thread.start()
 
     def stop(self) -> None:
-        # Not the subscription's __exit__, which joins threads that may be retrying a lost
-        # database for a minute: they end on their own once stopped.
-        if self._subscription is not None:
-            self._subscription.stop()
-            self._subscription = None
-        if self._thread is not None:
-            self._thread.join(1)
+        """Stop following the log (the app stops; streams still open end with it)."""
+        with self._lock:
+            subscription = self._unfollow()
+        if subscription is not None:
+            subscription.stop()
 
-    def _tail(self) -> None:
+    def _unfollow(self) -> Any:
+        """(lock held) Forget the follower; returns its subscription, to stop outside the
+        lock. Not the subscription's __exit__, which joins threads that may be retrying a lost
+        database for a minute: they end on their own once stopped."""
+        self._following = None
+        subscription, self._subscription = self._subscription, None
+        return subscription
+
+    def _tail(self, token: object) -> None:
+        """The follower thread: subscribe from the log's end, then wake every open stream
+        once (a commit may have come between a stream's first read and this start)."""
         try:
-            for notification in self._subscription:
+            recorder = self._store.recorder
+            subscription = subscribe(recorder, recorder.max_notification_id())
+            subscription.__enter__()
+        except Exception as error:  # no store now: /health says 503; this process still wakes
+            log.warning("live_hub_not_started", error=repr(error))
+            with self._lock:
+                if self._following is token:
+                    self._following = None
+            return
+        with self._lock:
+            current = self._following is token
+            if current:
+                self._subscription = subscription
+            games = list(self._waiters)
+        if not current:  # every stream closed meanwhile
+            subscription.stop()
+            return
+        for game_id in games:
+            self.publish(game_id)
+        try:
+            for notification in subscription:
                 self.publish(notification.originator_id)
         except Exception as error:  # the store went away: in-process commits still wake
             log.warning("live_hub_stopped", error=repr(error))
@@ -92,16 +110,24 @@ class LiveHub:
     def watching(self, game_id: UUID) -> Iterator[asyncio.Event]:
         entry = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
+            if self._following is None:
+                self._following = token = object()
+                threading.Thread(target=self._tail, args=(token,), daemon=True).start()
             self._waiters.setdefault(game_id, set()).add(entry)
         try:
             yield entry[1]
         finally:
+            closing = None
             with self._lock:
                 waiters = self._waiters.get(game_id)
                 if waiters is not None:
                     waiters.discard(entry)
                     if not waiters:
                         del self._waiters[game_id]
+                if not self._waiters:
+                    closing = self._unfollow()
+            if closing is not None:
+                closing.stop()  # the last stream closed
 
 
 def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Any], bool]:

@@ -7,14 +7,10 @@ share counters. Moves and lag are read when scraped, not kept up to date on ever
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from litestar import Request, Response, get
-from litestar.enums import ScopeType
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
@@ -81,28 +77,6 @@ class _Scraped(Collector):
         )
         age.add_metric([NAME], seconds)
         yield age
-
-
-class MetricsMiddleware(ASGIMiddleware):
-    scopes = (ScopeType.HTTP,)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        started = time.perf_counter()
-        status = {"code": 500}
-
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status["code"] = message["status"]
-            await send(message)
-
-        try:
-            await next_app(scope, receive, sending)
-        finally:
-            tabletop: Tabletop = scope["litestar_app"].state.tabletop
-            route = scope.get("path_template") or "unmatched"
-            elapsed = time.perf_counter() - started
-            method = str(scope.get("method", ""))
-            tabletop.metrics.observe(method, route, status["code"], elapsed)
 
 
 @get(

@@ -1,26 +1,33 @@
-"""Binds a request id to every log line of a request and logs each request once."""
+"""One middleware around every HTTP request: binds a request id to every log line of the
+request, echoes it in `X-Request-Id`, logs the request once and counts it in the metrics
+(one wrapper for both: it runs on every request)."""
 
 from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+if TYPE_CHECKING:
+    from api.app import Tabletop
+
 log = structlog.get_logger("tabletop.http")
 
 
-class RequestLogMiddleware(ASGIMiddleware):
+class RequestMiddleware(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        headers = dict(scope.get("headers") or [])
-        given = headers.get(b"x-request-id", b"").decode("latin-1")[:64]
-        request_id = given or uuid.uuid4().hex
+        given = b""
+        for name, value in scope.get("headers") or ():
+            if name == b"x-request-id":
+                given = value[:64]
+        request_id = given.decode("latin-1") or uuid.uuid4().hex
         structlog.contextvars.bind_contextvars(request_id=request_id)
         started = time.perf_counter()
         status: dict[str, Any] = {"code": 500}
@@ -37,11 +44,16 @@ class RequestLogMiddleware(ASGIMiddleware):
         try:
             await next_app(scope, receive, sending)
         finally:
+            elapsed = time.perf_counter() - started
+            method = str(scope.get("method", ""))
             log.info(
                 "request",
-                method=scope.get("method"),
+                method=method,
                 path=scope.get("path"),
                 status=status["code"],
-                ms=round((time.perf_counter() - started) * 1000, 2),
+                ms=round(elapsed * 1000, 2),
             )
             structlog.contextvars.unbind_contextvars("request_id")
+            tabletop: Tabletop = scope["litestar_app"].state.tabletop
+            route = scope.get("path_template") or "unmatched"
+            tabletop.metrics.observe(method, route, status["code"], elapsed)

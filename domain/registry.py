@@ -18,7 +18,6 @@ def get(name: str) -> Game[Any, Any] | None:
     return GAMES.get(name)
 
 
-
 def _hosted() -> None:
     """The hosted games: one line each (imported here so that domain/contract stays free of
     them)."""

@@ -21,7 +21,7 @@ from eventsourcing.projection import ApplicationSubscription, ProjectionRunner
 
 from projections.games import GamesProjection
 from projections.views import NAME, GamesView, PostgresGamesView, SQLiteGamesView, view_on
-from projections.wakeup import RECORDER_TOPIC
+from projections.wakeup import POSTGRES_RECORDER_TOPIC, RECORDER_TOPIC
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 
@@ -36,6 +36,7 @@ def runner_env(settings: Settings) -> dict[str, str]:
         env["APPLICATION_RECORDER_TOPIC"] = RECORDER_TOPIC
     else:  # the runner's reads and writes are sequential: two connections each suffice
         env |= {"POSTGRES_POOL_SIZE": "2", "POSTGRES_MAX_OVERFLOW": "2"}
+        env["APPLICATION_RECORDER_TOPIC"] = POSTGRES_RECORDER_TOPIC
     env[f"{NAME.upper()}_CREATE_TABLE"] = "y"  # the read model's own tables, always
     return env
 

@@ -4,11 +4,15 @@ Postgres: the library's own subscription (LISTEN/NOTIFY), which hears every proc
 SQLite has no such channel, and the library's SQLite recorder has no subscription at all:
 ours wakes when this process commits (`ring`, called by the game service's commit hook)
 and otherwise looks at the file once a second, for writers in other processes.
+
+The projection runner's subscriptions gather: woken, they wait GATHER seconds before
+reading, so a busy log is read (and projected) in bursts rather than one query per commit.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -18,9 +22,13 @@ from eventsourcing.persistence import (
     ListenNotifySubscription,
     Subscription,
 )
+from eventsourcing.postgres import PostgresSubscription
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from service.pg_recorder import LockedFunctionRecorder
+
 OTHER_PROCESSES_EVERY = 1.0  # seconds: SQLite writers in other processes are seen this late
+GATHER = 0.02  # seconds a woken runner subscription waits for more commits before reading
 
 _bells: weakref.WeakSet[threading.Event] = weakref.WeakSet()
 _bells_lock = threading.Lock()
@@ -34,7 +42,28 @@ def ring() -> None:
         bell.set()
 
 
-class SQLiteSubscription(ListenNotifySubscription[SQLiteApplicationRecorder]):
+class _Gathering(ListenNotifySubscription[Any]):
+    """The library's pull loop, with a pause of GATHER after each wake-up, and a timeout on
+    the wait when other processes cannot wake it (`every`)."""
+
+    every: float | None = None
+
+    def _loop_on_pull(self) -> None:
+        try:
+            self._pull()
+            while not self._has_been_stopped:
+                self._has_been_notified.wait(self.every)
+                time.sleep(GATHER)
+                self._pull()
+        except BaseException as error:
+            if self._thread_error is None:
+                self._thread_error = error
+            self.stop()
+
+
+class SQLiteSubscription(_Gathering):
+    every = OTHER_PROCESSES_EVERY
+
     def __init__(
         self, recorder: SQLiteApplicationRecorder, gt: int | None = None, topics: Sequence[str] = ()
     ) -> None:
@@ -42,17 +71,18 @@ class SQLiteSubscription(ListenNotifySubscription[SQLiteApplicationRecorder]):
         with _bells_lock:
             _bells.add(self._has_been_notified)
 
-    def _loop_on_pull(self) -> None:
-        # The library's loop, with a timeout on the wait (other processes do not ring).
-        try:
-            self._pull()
-            while not self._has_been_stopped:
-                self._has_been_notified.wait(OTHER_PROCESSES_EVERY)
-                self._pull()
-        except BaseException as error:
-            if self._thread_error is None:
-                self._thread_error = error
-            self.stop()
+
+class GatheringPostgresSubscription(_Gathering, PostgresSubscription):
+    pass
+
+
+class GatheringPostgresRecorder(LockedFunctionRecorder):
+    """Our Postgres recorder, handing the runner a gathering subscription."""
+
+    def subscribe(
+        self, gt: int | None = None, topics: Sequence[str] = ()
+    ) -> Subscription[ApplicationRecorder]:
+        return GatheringPostgresSubscription(self, gt=gt, topics=topics)
 
 
 class SubscribingSQLiteRecorder(SQLiteApplicationRecorder):
@@ -74,3 +104,4 @@ def subscribe(recorder: Any, gt: int | None) -> Subscription[Any]:
 
 
 RECORDER_TOPIC = f"{__name__}:SubscribingSQLiteRecorder"
+POSTGRES_RECORDER_TOPIC = f"{__name__}:GatheringPostgresRecorder"

@@ -235,6 +235,10 @@ class GameService:
     def get(self, game_id: UUID) -> Fold:
         return self._cached(game_id)
 
+    def in_memory(self, game_id: UUID) -> bool:
+        """Whether `get` needs no store read."""
+        return game_id in self._cache
+
     def seat_for(self, fold: Fold, player: Player | None) -> int | None:
         return fold.seat_of(player.id) if player else None
 

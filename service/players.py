@@ -61,6 +61,11 @@ class Players:
         player, salt, key_hash = record
         return player if hmac.compare_digest(_hash(salt, parts[2]), key_hash) else None
 
+    def known(self, api_key: str) -> bool:
+        """Whether checking `api_key` needs no store read (its player is in memory)."""
+        parts = api_key.split("_", 2)
+        return len(parts) == 3 and parts[1] in self._cache
+
     def get(self, player_id: str) -> Player | None:
         record = self._record(player_id)
         return record[0] if record else None

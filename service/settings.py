@@ -7,6 +7,8 @@ from urllib.parse import unquote, urlparse
 
 import msgspec
 
+from service.pg_recorder import TOPIC as RECORDER_TOPIC
+
 
 class Settings(msgspec.Struct, kw_only=True):
     database_url: str | None = None  # postgresql://user:pass@host:port/db[?schema=s]
@@ -48,6 +50,8 @@ class Settings(msgspec.Struct, kw_only=True):
             "POSTGRES_POOL_SIZE": query.get("pool_size", "10"),
             "POSTGRES_MAX_OVERFLOW": query.get("max_overflow", "20"),
             "POSTGRES_CONNECT_TIMEOUT": "5",
+            # one round trip per save, the log still gap-free (see service/pg_recorder.py)
+            "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
         }
         if "schema" in query:
             env["POSTGRES_SCHEMA"] = query["schema"]

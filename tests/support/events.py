@@ -10,13 +10,14 @@ from service.store import Recorded
 
 
 def bare_event(stream: uuid.UUID, version: int, data: Any) -> Recorded:
+    now = datetime.now(UTC)
     return Recorded(
         originator_id=stream,
         originator_version=version,
-        timestamp=datetime.now(UTC),
+        timestamp=now,
         type="committed",
         seat=0,
-        at="",
+        at=now.isoformat(),
         command=None,
         idempotency_key=None,
         data=data,
