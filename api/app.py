@@ -28,7 +28,7 @@ from projections.runner import GamesRunner, view_for
 from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
 from service.errors import Conflict, Forbidden, Unauthorized
-from service.fold import Fold
+from service.fold import GAME_FINISHED, Fold
 from service.games import GameService, game_types
 from service.players import Player, Players
 from service.settings import Settings
@@ -209,7 +209,7 @@ def join_game(
     "/v1/games/{game_id:uuid}",
     operation_id="getGame",
     tags=["games"],
-    responses=documented(400, 401, 404),
+    responses=documented(400, 401, 404, 409),
 )
 async def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
     """The game as the caller may see it: its seat's view, the public view for spectators,
@@ -228,7 +228,7 @@ def _get_game(request: Request[Any, Any, Any], game_id: UUID) -> s.GameOut:
     operation_id="getLegalMoves",
     tags=["games"],
     security=BEARER,
-    responses=documented(400, 401, 403, 404),
+    responses=documented(400, 401, 403, 404, 409),
 )
 async def legal_moves(
     request: Request[Any, Any, Any],
@@ -288,7 +288,7 @@ def submit_move(
     operation_id="listEvents",
     tags=["games"],
     sync_to_thread=True,
-    responses=documented(400, 401, 404),
+    responses=documented(400, 401, 404, 409),
 )
 def list_events(
     request: Request[Any, Any, Any],
@@ -318,7 +318,7 @@ def list_events(
     operation_id="replayGame",
     tags=["games"],
     sync_to_thread=True,
-    responses=documented(400, 401, 404, 422),
+    responses=documented(400, 401, 404, 409, 422),
 )
 def replay(
     request: Request[Any, Any, Any],
@@ -351,11 +351,38 @@ def replay(
 def export(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Stream:
     """The complete log of a finished game (API.md's export format), one JSON per line."""
     t = _app(request)
-    fold = t.game(game_id)
-    if fold.status != "finished":
-        raise Conflict("game_not_finished", "only finished games are exported")
-    lines = export_lines(game_id, stored_lines(t.store, game_id), t.games.seed_of_finished(fold))
-    return Stream(_ndjson(list(lines)), media_type=NDJSON)
+    lines, seed = _log_and_seed(t, game_id, None)
+    return Stream(_ndjson(list(export_lines(game_id, lines, seed))), media_type=NDJSON)
+
+
+def _log_and_seed(
+    t: Tabletop, game_id: UUID, arbiter: Player | None
+) -> tuple[list[dict[str, Any]], str]:
+    """A game's stored records (read raw) and the seed to check them with: a finished
+    game's, or a running game's for an arbiter. A game whose records no longer read is
+    judged on its raw records alone: the seed is the one its stored last event reveals."""
+    try:
+        fold = t.game(game_id)
+    except Conflict as refused:
+        if refused.code != "game_damaged":
+            raise
+        lines = stored_lines(t.store, game_id)
+        revealed = [
+            line["data"].get("seed")
+            for line in lines
+            if line.get("type") == GAME_FINISHED and isinstance(line.get("data"), dict)
+        ]
+        if revealed and isinstance(revealed[-1], str):
+            return lines, revealed[-1]
+        if arbiter is not None and arbiter.id in t.arbiters:
+            return lines, t.games.seed_hex(game_id)
+        raise
+    seed = t.games.seed_of_finished(fold)
+    if seed is None:
+        if arbiter is None or arbiter.id not in t.arbiters:
+            raise Conflict("game_not_finished", "only finished games are exported and audited")
+        seed = t.games.seed_hex(game_id)
+    return stored_lines(t.store, game_id), seed
 
 
 @get(
@@ -369,15 +396,9 @@ def audit(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.AuditOu
     """Verify the hash chain and re-run every recorded command from the revealed seed
     (finished games; an arbiter may audit a running one)."""
     t = _app(request)
-    fold = t.game(game_id)
-    player = t.caller(request, required=False)
-    seed = t.games.seed_of_finished(fold)
-    if seed is None:
-        if player is None or player.id not in t.arbiters:
-            raise Conflict("game_not_finished", "running games are audited by arbiters only")
-        seed = t.games.seed_hex(fold)
-    lines = list(export_lines(game_id, stored_lines(t.store, game_id), seed))
-    return msgspec.convert(msgspec.to_builtins(verify(lines, seed)), s.AuditOut)
+    lines, seed = _log_and_seed(t, game_id, t.caller(request, required=False))
+    report = verify(list(export_lines(game_id, lines, seed)), seed)
+    return msgspec.convert(msgspec.to_builtins(report), s.AuditOut)
 
 
 # ---- operations ---------------------------------------------------------------------------

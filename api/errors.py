@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 import structlog
+from eventsourcing.persistence import InterfaceError, OperationalError
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
@@ -82,16 +83,28 @@ def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     return problem(status, code, str(detail))
 
 
+def on_store_down(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.warning("store_unavailable", path=request.url.path, error=repr(exc))
+    return problem(503, "unavailable", "the event store does not answer; try again shortly")
+
+
 def on_crash(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.exception("unhandled", path=request.url.path, error=repr(exc))
     return problem(500, "internal_error", "an unexpected error occurred; it has been logged")
 
 
-HANDLERS = {Problem: on_problem, HTTPException: on_http, Exception: on_crash}
+HANDLERS = {
+    Problem: on_problem,
+    HTTPException: on_http,
+    OperationalError: on_store_down,  # the store's connection failed (after its retries)
+    InterfaceError: on_store_down,
+    Exception: on_crash,
+}
 
 
 def documented(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problem responses a route can give."""
+    """OpenAPI entries for the problem responses a route can give (and 503, which any
+    route gives while the store does not answer)."""
     return {
         s: ResponseSpec(
             data_container=ProblemBody,
@@ -99,5 +112,5 @@ def documented(*statuses: int) -> dict[int, ResponseSpec]:
             description=_TITLES[s],
             generate_examples=False,
         )
-        for s in statuses
+        for s in (*statuses, 503)
     }

@@ -190,7 +190,7 @@ def opening(request: Request[Any, Any, Any], game_id: UUID) -> tuple[Tabletop, i
     operation_id="streamEvents",
     tags=["games"],
     media_type=EVENT_STREAM,
-    responses=documented(400, 401, 404, 406),
+    responses=documented(400, 401, 404, 406, 409),
 )
 async def stream_events(
     request: Request[Any, Any, Any],

@@ -15,6 +15,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -261,7 +262,8 @@ class GameService:
     def visible_events(
         self, fold: Fold, seat: int | None, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
-        return [self._visible(fold, seat, e) for e in self.stored(fold.id, after, limit)]
+        with _readable(fold.id):
+            return [self._visible(fold, seat, e) for e in self.stored(fold.id, after, limit)]
 
     def stored(self, game_id: UUID, after: int = 0, limit: int | None = None) -> Iterator[Any]:
         return self.store.events.get(game_id, gt=after or None, limit=limit)
@@ -270,15 +272,16 @@ class GameService:
         """The fold of the first `version` events (1 <= version <= the game's version)."""
         if not 1 <= version <= fold.version:
             raise Unprocessable("invalid_version", f"version must be in 1..{fold.version}")
-        events = list(self.store.events.get(fold.id, lte=version))
-        return new_fold(fold.id, events[0]).advance(events[1:], clone=False)
+        with _readable(fold.id):
+            events = list(self.store.events.get(fold.id, lte=version))
+            return new_fold(fold.id, events[0]).advance(events[1:], clone=False)
 
     def seed_of_finished(self, fold: Fold) -> str | None:
-        return self.seed_hex(fold) if fold.status == "finished" else None
+        return self.seed_hex(fold.id) if fold.status == "finished" else None
 
-    def seed_hex(self, fold: Fold) -> str:
+    def seed_hex(self, game_id: UUID) -> str:
         """The secret seed: for the finished game's export and for arbiters only."""
-        return self._seed(fold.id).hex()
+        return self._seed(game_id).hex()
 
     # ---- internals ----------------------------------------------------------------------
 
@@ -372,15 +375,16 @@ class GameService:
     def _fresh(self, game_id: UUID) -> Fold:
         """The fold with every stored event applied (reads only what the cache lacks)."""
         fold = self._cache.get(game_id)
-        if fold is None:
-            events = list(self.store.events.get(game_id))
-            if not events or not isinstance(events[0], Recorded):
-                raise NotFound("game_not_found", f"no game {game_id}")
-            fold = new_fold(game_id, events[0]).advance(events[1:], clone=False)
-        else:
-            newer = list(self.store.events.get(game_id, gt=fold.version))
-            if newer:
-                fold = fold.advance(newer)
+        with _readable(game_id):
+            if fold is None:
+                events = list(self.store.events.get(game_id))
+                if not events or not isinstance(events[0], Recorded):
+                    raise NotFound("game_not_found", f"no game {game_id}")
+                fold = new_fold(game_id, events[0]).advance(events[1:], clone=False)
+            else:
+                newer = list(self.store.events.get(game_id, gt=fold.version))
+                if newer:
+                    fold = fold.advance(newer)
         self._remember(fold)
         return fold
 
@@ -403,6 +407,21 @@ class GameService:
             seed = bytes.fromhex(kept.seed)
             self._seeds[game_id] = seed
         return seed
+
+
+@contextmanager
+def _readable(game_id: UUID) -> Iterator[None]:
+    """A stored record that no longer reads, or no longer folds, is damage to that game, not
+    a fault of the server: the game is refused with a stable code until it is repaired, and
+    its audit (which reads the raw records) names the damaged version."""
+    try:
+        yield
+    except (ValueError, LookupError, TypeError, AttributeError) as error:
+        log.error("game_damaged", game_id=str(game_id), error=repr(error))
+        raise Conflict(
+            "game_damaged",
+            f"a stored event of this game cannot be read; GET /v1/games/{game_id}/audit names it",
+        ) from None
 
 
 def _recorded(

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from litestar.testing import TestClient
 
+from api.main import build
 from service.settings import Settings
 from tests.support.api import Api
 
@@ -68,3 +70,27 @@ def test_one_changed_byte_is_named(
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert report["first_broken_version"] == version
+
+
+def test_a_record_that_no_longer_reads_is_a_damaged_game_not_a_server_error(
+    pg_api: Api, pg_settings: Settings, pg_url: str
+) -> None:
+    ada = pg_api.player("ada")
+    game = pg_api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    pg_api.play_out(game, {0: ada}, random.Random(3))
+    table = f'"{_schema(pg_settings)}".tabletop_events'
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(  # half of version 5's JSON: it no longer parses
+            f"UPDATE {table} SET state = substring(state from 1 for length(state) / 2)"
+            " WHERE originator_id = %s AND originator_version = 5",
+            (game,),
+        )
+    with TestClient(build(pg_settings)) as client:  # another process: nothing cached
+        cold = Api(client)
+        for path in ("", "/events", "/replay?version=6"):
+            answer = cold.client.get(f"/v1/games/{game}{path}", headers=Api.auth(ada))
+            assert answer.status_code == 409, (path, answer.text)
+            assert answer.headers["content-type"].startswith("application/problem+json")
+            assert answer.json()["code"] == "game_damaged"
+        audit = cold.client.get(f"/v1/games/{game}/audit").json()
+        assert audit["verified"] is False and audit["first_broken_version"] == 5
