@@ -36,7 +36,8 @@ def serve(
     """Serve the API (SQLite store unless DATABASE_URL is set)."""
     import uvicorn
 
-    from projections.runner import GamesRunner, view_for
+    from projections.beside import RunnerBeside
+    from projections.runner import view_for
     from service.settings import Settings
     from service.store import open_store
 
@@ -48,10 +49,11 @@ def serve(
     view_for(store).create_table()
     store.close()
     os.environ["TABLETOP_CREATE_TABLES"] = "n"
-    # One projection runner: inside the app with one process, beside the workers otherwise.
+    # One projection runner: on Postgres in a process of its own (see projections/beside.py),
+    # on SQLite inside the app (whose commits wake it at once).
     runner = None
-    if workers > 1 and os.environ.get("TABLETOP_PROJECTIONS", "app") == "app":
-        runner = GamesRunner(settings)
+    if settings.database_url is not None and os.environ.get("TABLETOP_PROJECTIONS", "app") == "app":
+        runner = RunnerBeside(settings)
         os.environ["TABLETOP_PROJECTIONS"] = "elsewhere"
     try:
         uvicorn.run(
@@ -65,7 +67,7 @@ def serve(
         )
     finally:
         if runner is not None:
-            runner.close()
+            runner.stop()
 
 
 projections = typer.Typer(help="Read models built from the event log.", no_args_is_help=True)
