@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from threading import Event
 from typing import Any
 
+import psycopg
+import structlog
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import ApplicationSubscription, ProjectionRunner
 
@@ -24,6 +28,8 @@ from projections.views import NAME, GamesView, PostgresGamesView, SQLiteGamesVie
 from projections.wakeup import POSTGRES_RECORDER_TOPIC, RECORDER_TOPIC
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
+
+log = structlog.get_logger("tabletop.projections")
 
 # Events per read-model transaction at most (TABLETOP_PROJECTION_BATCH: the crash test
 # makes it small, so that a kill lands between many commits).
@@ -132,12 +138,39 @@ def lag(store: EventStoreApp, view: GamesView) -> tuple[int, float]:
 
 
 def run_forever(settings: Settings) -> None:
-    """`tabletop projections run`: keep the read models current until interrupted."""
-    runner = GamesRunner(settings)
-    try:
-        while True:
-            runner.run_forever(timeout=3600)
-            if runner.is_interrupted.is_set():
-                break
-    finally:
-        runner.close()
+    """`tabletop projections run` (and serve's runner process): keep the read models current
+    until interrupted. On Postgres only one runner per read model works at a time: another
+    waits here, a standby, until the first one's session ends."""
+    with _sole_runner(settings):
+        runner = GamesRunner(settings)
+        try:
+            while True:
+                runner.run_forever(timeout=3600)
+                if runner.is_interrupted.is_set():
+                    break
+        finally:
+            runner.close()
+
+
+@contextmanager
+def _sole_runner(settings: Settings) -> Iterator[None]:
+    """Hold a Postgres session lock named for the read model (and schema) while running."""
+    if settings.database_url is None:
+        yield
+        return
+    env = settings.eventsourcing_env()
+    name = f"tabletop/{env.get('POSTGRES_SCHEMA', 'public')}/{NAME}"
+    with psycopg.connect(
+        host=env["POSTGRES_HOST"],
+        port=env["POSTGRES_PORT"],
+        dbname=env["POSTGRES_DBNAME"],
+        user=env["POSTGRES_USER"],
+        password=env["POSTGRES_PASSWORD"],
+        autocommit=True,
+    ) as conn:
+        taken = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (name,)).fetchone()
+        if not (taken and taken[0]):
+            log.info("projection_runner_standby", read_model=name)
+            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (name,))
+        log.info("projection_runner_active", read_model=name)
+        yield

@@ -12,10 +12,15 @@ import time
 from collections.abc import Callable, Iterator
 
 import httpx
+import msgspec
 import psutil
 import pytest
 
+from projections.runner import view_for
+from service.games import GameService
+from service.players import Players
 from service.settings import Settings
+from service.store import open_store
 
 
 def _wait(check: Callable[[], bool], seconds: float = 30) -> None:
@@ -104,3 +109,60 @@ def test_the_runner_does_not_outlive_serve(served: tuple[subprocess.Popen[bytes]
     server.wait(10)
     runner.wait(10)  # psutil: raises TimeoutExpired if it lives on
     assert not runner.is_running()
+
+
+def test_a_second_runner_waits_until_the_first_is_gone(
+    served: tuple[subprocess.Popen[bytes], str], pg_settings: Settings
+) -> None:
+    """`serve`'s runner is active; `tabletop projections run` beside it stands by, and takes
+    over once the serve's runner is gone for good."""
+    server, url = served
+    key = httpx.post(f"{url}/v1/players", json={"name": "ada"}).json()["api_key"]
+    env = {**os.environ, "DATABASE_URL": pg_settings.database_url or ""}
+    standby = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "projections", "run"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        time.sleep(3)
+        assert standby.poll() is None
+        first = _new_game(url, key)
+        _wait(_listed(url, key, first))
+        server.send_signal(signal.SIGSTOP)  # serve cannot restart its runner...
+        _runner(server).send_signal(signal.SIGKILL)  # ...which dies: the standby takes over
+        second = _new_game_elsewhere(pg_settings)
+        _wait(lambda: _in_read_model(pg_settings, second))
+    finally:
+        server.send_signal(signal.SIGCONT)
+        standby.terminate()
+        standby.wait(20)
+    assert b"projection_runner_standby" in (standby.stderr.read() if standby.stderr else b"")
+
+
+def _new_game_elsewhere(settings: Settings) -> str:
+    """A game created by another process's service (the API process is stopped)."""
+    store = open_store(_no_ddl(settings))
+    try:
+        player, _ = Players(store).register("bob")
+        return str(GameService(store).create(player, "caylus", 2, {}, {1: "random"}).id)
+    finally:
+        store.close()
+
+
+def _in_read_model(settings: Settings, game: str) -> bool:
+    store = open_store(_no_ddl(settings))
+    try:
+        return any(
+            game.encode() in summary
+            for _, summary in view_for(store).list_games(None, None, None, None, 100)
+        )
+    finally:
+        store.close()
+
+
+def _no_ddl(settings: Settings) -> Settings:
+    # the tables exist; creating them again races the standby's start ("tuple concurrently
+    # updated")
+    return msgspec.structs.replace(settings, create_tables=False)
