@@ -81,13 +81,12 @@ class Tabletop:
         self.store.close()
 
     def caller(self, request: Request[Any, Any, Any], required: bool) -> Player | None:
-        header = request.headers.get("authorization")
-        if header is None:
+        token = _bearer(request)
+        if token is None:
             if required:
                 raise Unauthorized("unauthorized", "send Authorization: Bearer <api_key>")
             return None
-        scheme, _, token = header.partition(" ")
-        player = self.players.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+        player = self.players.authenticate(token) if token else None
         if player is None:
             raise Unauthorized("unauthorized", "the API key is not valid")
         return player
@@ -97,9 +96,18 @@ class Tabletop:
 
     def in_memory(self, request: Request[Any, Any, Any], game_id: UUID) -> bool:
         """Whether a read of this game by this caller needs nothing from the store."""
-        header = request.headers.get("authorization")
-        token = header.partition(" ")[2].strip() if header else ""
-        return self.games.in_memory(game_id) and (not header or self.players.known(token))
+        token = _bearer(request)
+        return self.games.in_memory(game_id) and (token is None or self.players.known(token))
+
+
+def _bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The API key of an `Authorization: Bearer` header; "" for any other scheme, None when
+    there is no header."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 async def _read(request: Request[Any, Any, Any], game_id: UUID, read: Any, *args: Any) -> Any:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -22,7 +21,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import msgspec
 import psycopg
 
@@ -34,6 +32,7 @@ from service.settings import Settings
 from service.store import EventStoreApp
 from tests import secret_duel
 from tests.support.events import bare_event
+from tests.support.serve import serve
 
 PG = os.environ.get("TABLETOP_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 LEVELS = (1, 8, 64)
@@ -98,26 +97,8 @@ def raw_rate(schema: str, threads: int, recorder: str = "") -> float:
 
 
 def _serve(schema: str) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     env = {**os.environ, "DATABASE_URL": _url(schema), "TABLETOP_PLUGINS": "tests.secret_duel"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health").status_code == 200:
-                return server, url
-        except httpx.TransportError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("the API server did not start")
+    return serve(env)
 
 
 class Http:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import msgspec
 import psutil
+import psycopg
 import pytest
 
 from projections.runner import view_for
@@ -21,6 +21,7 @@ from service.games import GameService
 from service.players import Players
 from service.settings import Settings
 from service.store import open_store
+from tests.support.serve import serve
 
 
 def _wait(check: Callable[[], bool], seconds: float = 30) -> None:
@@ -33,27 +34,10 @@ def _wait(check: Callable[[], bool], seconds: float = 30) -> None:
 
 @pytest.fixture
 def served(pg_settings: Settings) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     env = {**os.environ, "DATABASE_URL": pg_settings.database_url or ""}
     env.pop("TABLETOP_PROJECTIONS", None)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"{url}/health").status_code == 200
-        except httpx.TransportError:
-            return False
-
+    server, url = serve(env)
     try:
-        _wait(up)
         yield server, url
     finally:
         if server.poll() is None:
@@ -112,12 +96,14 @@ def test_the_runner_does_not_outlive_serve(served: tuple[subprocess.Popen[bytes]
 
 
 def test_a_second_runner_waits_until_the_first_is_gone(
-    served: tuple[subprocess.Popen[bytes], str], pg_settings: Settings
+    served: tuple[subprocess.Popen[bytes], str], pg_settings: Settings, pg_url: str
 ) -> None:
     """`serve`'s runner is active; `tabletop projections run` beside it stands by, and takes
     over once the serve's runner is gone for good."""
     server, url = served
     key = httpx.post(f"{url}/v1/players", json={"name": "ada"}).json()["api_key"]
+    first = _new_game(url, key)
+    _wait(_listed(url, key, first))  # serve's runner is at work, holding the lock
     env = {**os.environ, "DATABASE_URL": pg_settings.database_url or ""}
     standby = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "projections", "run"],
@@ -126,10 +112,8 @@ def test_a_second_runner_waits_until_the_first_is_gone(
         stderr=subprocess.PIPE,
     )
     try:
-        time.sleep(3)
+        _wait(lambda: _advisory_waiters(pg_url) > 0)  # the standby waits on the lock
         assert standby.poll() is None
-        first = _new_game(url, key)
-        _wait(_listed(url, key, first))
         server.send_signal(signal.SIGSTOP)  # serve cannot restart its runner...
         _runner(server).send_signal(signal.SIGKILL)  # ...which dies: the standby takes over
         second = _new_game_elsewhere(pg_settings)
@@ -166,3 +150,11 @@ def _no_ddl(settings: Settings) -> Settings:
     # the tables exist; creating them again races the standby's start ("tuple concurrently
     # updated")
     return msgspec.structs.replace(settings, create_tables=False)
+
+
+def _advisory_waiters(pg_url: str) -> int:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        ).fetchone()
+    return int(row[0]) if row else 0

@@ -1,0 +1,35 @@
+"""`tabletop serve` in a subprocess on a free port, for the bench and the tests that need the
+real command (its own processes, signals)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+
+
+def serve(env: dict[str, str], timeout: float = 30) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `tabletop serve` with `env`; returns it and its URL once /health answers 200."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health").status_code == 200:
+                return server, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the API server did not start")
