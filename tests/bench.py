@@ -1,7 +1,8 @@
 """`make bench`: speed figures measured side by side in one run (never timed unit tests).
 
 1. The `eventsourcing` library's raw rate: one event per save, from 1, 8 and 64 threads,
-   each on its own aggregate, on the same Postgres.
+   each on its own aggregate, on the same Postgres; with the library's own recorder (the
+   ratio's base) and with the one the service saves through (service/pg_recorder.py).
 2. API moves: `tabletop serve` on Postgres in a subprocess; 1, 8 and 64 games played at
    once by HTTP clients (two human seats per game, no bots, Secret Duel); latency p50/p99
    of POST .../moves and moves/s, and the ratio to the raw rate at the same concurrency.
