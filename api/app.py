@@ -5,7 +5,7 @@ Handlers are sync and run in the thread pool: the `eventsourcing` library is syn
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -72,6 +72,11 @@ class Tabletop:
     def start(self) -> None:
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
+
+    async def drain(self) -> None:
+        """Let the loop writer finish its saves and close its connection (before `stop`)."""
+        if self.games.loop_writer is not None:
+            await self.games.loop_writer.close()
 
     def stop(self) -> None:
         if self.runner is not None:
@@ -175,19 +180,16 @@ def list_game_types() -> list[s.GameType]:
     "/v1/games",
     operation_id="createGame",
     tags=["games"],
-    sync_to_thread=True,
     security=BEARER,
     responses=documented(400, 401, 409, 422),
 )
-def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s.GameOut:
-    """Create a game; `bots` fills seats with bots by name ("random" works for every game)."""
+async def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s.GameOut:
+    """Create a game; `bots` fills seats with bots by name ("random" works for every game);
+    `seat` seats the creator."""
     t = _app(request)
-    player = t.caller(request, required=True)
-    assert player is not None
     bots = {int(seat): bot for seat, bot in data.bots.items()}
-    fold = t.games.create(player, data.game, data.seats, data.options, bots)
-    if data.seat is not None:
-        fold = t.games.join(player, fold.id, data.seat)
+    args = (data.game, data.seats, data.options, bots, data.seat)
+    fold, player = await _write(request, t.games.create_on_loop, t.games.create, *args)
     return _game_out(t, fold, player)
 
 
@@ -195,21 +197,19 @@ def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s
     "/v1/games/{game_id:uuid}/join",
     operation_id="joinGame",
     tags=["games"],
-    sync_to_thread=True,
     status_code=200,
     security=BEARER,
     responses=documented(400, 401, 404, 409, 422),
 )
-def join_game(
+async def join_game(
     request: Request[Any, Any, Any],
     game_id: FromPath[UUID],
     data: JSONBody[s.JoinGame | None] = None,
 ) -> s.GameOut:
     """Take a seat (the first free one if none is named); the game starts when full."""
     t = _app(request)
-    player = t.caller(request, required=True)
-    assert player is not None
-    fold = t.games.join(player, game_id, data.seat if data else None)
+    seat = data.seat if data else None
+    fold, player = await _write(request, t.games.join_on_loop, t.games.join, game_id, seat)
     return _game_out(t, fold, player)
 
 
@@ -267,12 +267,11 @@ def _legal_moves(
     "/v1/games/{game_id:uuid}/moves",
     operation_id="submitMove",
     tags=["games"],
-    sync_to_thread=True,
     status_code=200,
     security=BEARER,
     responses=documented(400, 401, 403, 404, 409, 422),
 )
-def submit_move(
+async def submit_move(
     request: Request[Any, Any, Any],
     game_id: FromPath[UUID],
     data: JSONBody[s.MoveRequest],
@@ -284,11 +283,37 @@ def submit_move(
     first answer; bots awaited next move in the same request, so `version` may be beyond
     the move's own events."""
     t = _app(request)
-    player = t.caller(request, required=True)
-    assert player is not None
-    answer = t.games.move(player, game_id, data.expected_version, data.move, idempotency_key)
+    args = (game_id, data.expected_version, data.move, idempotency_key)
+    answer, _ = await _write(request, t.games.move_on_loop, t.games.move, *args)
     events = [msgspec.convert(e, s.EventOut) for e in answer.events]
     return s.MoveResult(answer.version, events, answer.awaiting, answer.status)
+
+
+async def _write(
+    request: Request[Any, Any, Any],
+    on_loop: Callable[..., Awaitable[Any]],
+    in_thread: Callable[..., Any],
+    *args: Any,
+) -> tuple[Any, Player]:
+    """A write by the caller: decided on the event loop and saved with no thread hop when
+    the caller is known in memory and the service finds all else there too; otherwise (the
+    service hands it back with None) done from the start in a worker thread, where it may
+    wait on the store."""
+    t = _app(request)
+    token = _bearer(request)
+    if token and t.players.known(token):
+        player = t.caller(request, required=True)
+        assert player is not None
+        done = await on_loop(player, *args)
+        if done is not None:
+            return done, player
+
+    def in_a_thread() -> tuple[Any, Player]:
+        player = t.caller(request, required=True)
+        assert player is not None
+        return in_thread(player, *args), player
+
+    return await anyio.to_thread.run_sync(in_a_thread)
 
 
 @get(
@@ -417,6 +442,11 @@ def _ndjson(items: list[Any]) -> Iterator[bytes]:
         yield _encode(item) + b"\n"
 
 
+async def _drain(app: Litestar) -> None:
+    tabletop: Tabletop = app.state.tabletop
+    await tabletop.drain()
+
+
 def create_app(tabletop: Tabletop) -> Litestar:
     app = Litestar(
         route_handlers=[
@@ -449,7 +479,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
         ),
         request_max_body_size=1 << 20,
         on_startup=[lambda _: tabletop.start()],
-        on_shutdown=[lambda _: tabletop.stop()],
+        on_shutdown=[_drain, lambda _: tabletop.stop()],
         debug=False,
     )
     app.state.tabletop = tabletop

@@ -31,8 +31,18 @@ from domain.registry import GAMES
 from domain.registry import get as get_game
 from service.chain import GENESIS, line_hash, now_text
 from service.errors import Conflict, Forbidden, NotFound, Unprocessable
-from service.fold import GAME_CREATED, GAME_FINISHED, SEAT_TAKEN, SYSTEM, Fold, new_fold
+from service.fold import (
+    GAME_CREATED,
+    GAME_FINISHED,
+    SEAT_TAKEN,
+    SYSTEM,
+    Batch,
+    Fold,
+    new_fold,
+)
 from service.group_commit import GroupCommit
+from service.loop_writer import LoopWriter
+from service.pg_recorder import LockedFunctionRecorder
 from service.players import Player
 from service.store import EventStoreApp, Recorded, SeedKept
 
@@ -55,10 +65,33 @@ class MoveAnswer:
     status: str
 
 
+@dataclass(frozen=True)
+class _Decided:
+    """A write checked and played in memory, not saved yet: the fold it makes, the events
+    to save, the seat acting (None for a new game without its creator seated) and, for a
+    new game, its seed."""
+
+    new: Fold
+    appended: list[Any]
+    seat: int | None
+    seed: bytes | None = None
+
+
+@dataclass(frozen=True)
+class _Again:
+    """A retry of an applied move (same seat, key, move and expected version)."""
+
+    seat: int
+    batch: Batch
+
+
 class GameService:
     def __init__(self, store: EventStoreApp) -> None:
         self.store = store
         self.writer = GroupCommit(store)
+        # Postgres only: moves decided on the event loop are saved there (move_on_loop).
+        pg = isinstance(store.recorder, LockedFunctionRecorder)
+        self.loop_writer = LoopWriter(store) if pg else None
         self._cache: OrderedDict[UUID, Fold] = OrderedDict()
         self._seeds: dict[UUID, bytes] = {}
         self._locks: dict[UUID, threading.Lock] = {}
@@ -69,6 +102,11 @@ class GameService:
         self.on_commit: Callable[[UUID, int], None] | None = None
 
     # ---- writes -------------------------------------------------------------------------
+    # Each write is decided in memory (`_new_game`, `_seating`, `_decide`), then saved, then
+    # applied to the cache and answered. In a worker thread it is saved by the group commit
+    # and retried on a version conflict; on the event loop (`*_on_loop`, Postgres only) it is
+    # saved by the loop writer when everything it needs is in memory, and otherwise handed
+    # back (None) for the thread to do from the start.
 
     def create(
         self,
@@ -77,7 +115,119 @@ class GameService:
         seats: int,
         options: dict[str, Any],
         bots: dict[int, str],
+        seat: int | None = None,
     ) -> Fold:
+        """A new game; `seat` seats its creator in the same save."""
+        step = self._new_game(creator, name, seats, options, bots, seat)
+        self.writer.save(*step.appended)
+        return self._created(step)
+
+    async def create_on_loop(
+        self,
+        creator: Player,
+        name: str,
+        seats: int,
+        options: dict[str, Any],
+        bots: dict[int, str],
+        seat: int | None = None,
+    ) -> Fold | None:
+        if self.loop_writer is None or bots:
+            return None
+        step = self._new_game(creator, name, seats, options, bots, seat)
+        if not self.loop_writer.takes(step.appended):
+            return None
+        await self.loop_writer.save(step.appended)
+        return self._created(step)
+
+    def join(self, player: Player, game_id: UUID, seat: int | None) -> Fold:
+        with self._lock(game_id):
+            for _ in range(5):
+                step = self._seating(self._fresh(game_id), player, seat)
+                try:
+                    self.writer.save(*step.appended)
+                except RecordConflictError:
+                    continue
+                return self._joined(step)
+        raise Conflict("busy", "the game changed too often; try again")
+
+    async def join_on_loop(self, player: Player, game_id: UUID, seat: int | None) -> Fold | None:
+        step = await self._save_on_loop(game_id, lambda fold: self._seating(fold, player, seat))
+        return None if step is None else self._joined(step)
+
+    def move(
+        self,
+        player: Player,
+        game_id: UUID,
+        expected_version: int,
+        move: Any,
+        key: str,
+    ) -> MoveAnswer:
+        started = time.perf_counter()
+        with self._lock(game_id):
+            for attempt in range(5):
+                fold = self._fresh(game_id) if attempt else self._cached(game_id)
+                step = self._decide(fold, player, expected_version, move, key, fresh=attempt > 0)
+                if step is None:
+                    continue  # our cache may trail another process: look at the store
+                if isinstance(step, _Again):
+                    return self._answer_again(fold, step)
+                try:
+                    self.writer.save(*step.appended)
+                except RecordConflictError:
+                    continue
+                return self._applied(step, started)
+        raise Conflict("busy", "the game changed too often; try again")
+
+    async def move_on_loop(
+        self,
+        player: Player,
+        game_id: UUID,
+        expected_version: int,
+        move: Any,
+        key: str,
+    ) -> MoveAnswer | None:
+        started = time.perf_counter()
+
+        def decide(fold: Fold) -> _Decided | None:
+            step = self._decide(fold, player, expected_version, move, key, fresh=False)
+            return step if isinstance(step, _Decided) else None  # a retry reads the store
+
+        step = await self._save_on_loop(game_id, decide)
+        return None if step is None else self._applied(step, started)
+
+    async def _save_on_loop(
+        self, game_id: UUID, decide: Callable[[Fold], _Decided | None]
+    ) -> _Decided | None:
+        """Decide on the cached fold and save with the loop writer, if all is in memory: the
+        game (with no bots: they think longer than a loop may be held), its seed, a free game
+        lock. Refusals are raised as they are; None hands the write to a worker thread."""
+        fold = self._cache.get(game_id)
+        if self.loop_writer is None or fold is None or fold.bots or game_id not in self._seeds:
+            return None
+        lock = self._lock(game_id)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            step = decide(fold)
+            if step is None or not self.loop_writer.takes(step.appended):
+                return None
+            try:
+                await self.loop_writer.save(step.appended)
+            except RecordConflictError:
+                return None  # another process wrote first: the thread reads the store
+            return step
+        finally:
+            lock.release()
+
+    def _new_game(
+        self,
+        creator: Player,
+        name: str,
+        seats: int,
+        options: dict[str, Any],
+        bots: dict[int, str],
+        seat: int | None,
+    ) -> _Decided:
         game = get_game(name)
         if game is None:
             raise Unprocessable("unknown_game", f"no game named {name!r}; see /v1/game-types")
@@ -86,9 +236,9 @@ class GameService:
                 "invalid_seats", f"{name} seats {game.min_players}-{game.max_players} players"
             )
         parsed = _options(game, options, seats)
-        for seat, bot in bots.items():
-            if not 0 <= seat < seats:
-                raise Unprocessable("invalid_bot_seat", f"seat {seat} is not in 0..{seats - 1}")
+        for bot_seat, bot in bots.items():
+            if not 0 <= bot_seat < seats:
+                raise Unprocessable("invalid_bot_seat", f"seat {bot_seat} is not in 0..{seats - 1}")
             if bot != "random" and bot not in game.bots:
                 raise Unprocessable("unknown_bot", f"{name} has no bot {bot!r}")
         game_id = uuid.uuid4()
@@ -103,133 +253,152 @@ class GameService:
         created = _recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data)
         fold = new_fold(game_id, created)
         seated: list[Recorded] = []
-        for seat, bot in sorted(bots.items()):
-            taken = {"seat": seat, "player": None, "name": f"{bot} bot", "bot": bot}
-            seated.append(self._next(fold, seated, SEAT_TAKEN, seat, None, None, taken))
+        for bot_seat, bot in sorted(bots.items()):
+            taken = {"seat": bot_seat, "player": None, "name": f"{bot} bot", "bot": bot}
+            seated.append(self._next(fold, seated, SEAT_TAKEN, bot_seat, None, None, taken))
         fold = fold.advance(seated, clone=False)
-        appended = [created, *seated]
-        self._seeds[game_id] = seed
-        if not fold.free_seats():
-            fold, more = self._start(fold, seed, None)
-            appended += more
         kept = SeedKept(
             originator_id=seed_stream(game_id),
             originator_version=1,
             timestamp=SeedKept.create_timestamp(),
             seed=seed.hex(),
         )
-        self.writer.save(kept, *appended)
+        appended: list[Any] = [kept, created, *seated]
+        if seat is not None:  # the creator's seat, checked as a join would be
+            step = self._seating(fold, creator, seat, seed)
+            fold = step.new
+            appended += step.appended
+        elif not fold.free_seats():
+            fold, more = self._start(fold, seed, None)
+            appended += more
+        return _Decided(fold, appended, seat, seed)
+
+    def _created(self, step: _Decided) -> Fold:
+        fold = step.new
+        assert step.seed is not None
+        self._seeds[fold.id] = step.seed
         self._remember(fold)
         self._committed(fold)
-        log.info("game_created", game_id=str(game_id), game=name, seats=seats, bots=len(bots))
+        log.info(
+            "game_created",
+            game_id=str(fold.id),
+            game=fold.game.name,
+            seats=fold.seats,
+            bots=len(fold.bots),
+        )
         return fold
 
-    def join(self, player: Player, game_id: UUID, seat: int | None) -> Fold:
-        with self._lock(game_id):
-            for _ in range(5):
-                fold = self._fresh(game_id)
-                if fold.status != "open":
-                    raise Conflict("game_not_open", "the game has already started")
-                if fold.seat_of(player.id) is not None:
-                    raise Conflict("already_seated", "you already hold a seat in this game")
-                free = fold.free_seats()
-                if seat is None:
-                    seat = free[0]
-                elif not 0 <= seat < fold.seats:
-                    raise Unprocessable("invalid_seat", f"seat must be in 0..{fold.seats - 1}")
-                elif seat not in free:
-                    raise Conflict("seat_taken", f"seat {seat} is taken")
-                taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
-                event = self._next(fold, [], SEAT_TAKEN, seat, None, None, taken)
-                new = fold.advance([event], clone=False)
-                appended = [event]
-                if not new.free_seats():
-                    new, more = self._start(new, self._seed(game_id), None)
-                    appended += more
-                try:
-                    self.writer.save(*appended)
-                except RecordConflictError:
-                    self._fresh(game_id)
-                    continue
-                self._remember(new)
-                self._committed(new)
-                log.info("seat_taken", game_id=str(game_id), seat=seat, player=player.id)
-                return new
-        raise Conflict("busy", "the game changed too often; try again")
+    def _seating(
+        self, fold: Fold, player: Player, seat: int | None, seed: bytes | None = None
+    ) -> _Decided:
+        """`player` takes `seat` (the first free one if None); the game starts when full."""
+        if fold.status != "open":
+            raise Conflict("game_not_open", "the game has already started")
+        if fold.seat_of(player.id) is not None:
+            raise Conflict("already_seated", "you already hold a seat in this game")
+        free = fold.free_seats()
+        if seat is None:
+            seat = free[0]
+        elif not 0 <= seat < fold.seats:
+            raise Unprocessable("invalid_seat", f"seat must be in 0..{fold.seats - 1}")
+        elif seat not in free:
+            raise Conflict("seat_taken", f"seat {seat} is taken")
+        taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
+        event = self._next(fold, [], SEAT_TAKEN, seat, None, None, taken)
+        new = fold.advance([event], clone=False)
+        appended = [event]
+        if not new.free_seats():
+            new, more = self._start(new, seed or self._seed(fold.id), None)
+            appended += more
+        return _Decided(new, appended, seat)
 
-    def move(
+    def _joined(self, step: _Decided) -> Fold:
+        self._remember(step.new)
+        self._committed(step.new)
+        assert step.seat is not None
+        player = step.new.players[step.seat]
+        log.info("seat_taken", game_id=str(step.new.id), seat=step.seat, player=player)
+        return step.new
+
+    def _decide(
         self,
+        fold: Fold,
         player: Player,
-        game_id: UUID,
         expected_version: int,
         move: Any,
         key: str,
-    ) -> MoveAnswer:
-        started = time.perf_counter()
-        with self._lock(game_id):
-            for attempt in range(5):
-                fold = self._fresh(game_id) if attempt else self._cached(game_id)
-                seat = fold.seat_of(player.id)
-                if seat is None:
-                    raise Forbidden("not_seated", "you hold no seat in this game")
-                command = _command(fold.game, move)
-                recorded_command = msgspec.to_builtins(command)
-                batch = fold.batches.get((seat, key))
-                if batch is not None:
-                    asked = (recorded_command, expected_version)
-                    if (batch.command, batch.expected_version) != asked:
-                        raise Unprocessable(
-                            "idempotency_key_reused",
-                            "this Idempotency-Key was used for another move",
-                        )
-                    # the first answer again: the game as it was right after that request
-                    then = fold if batch.last == fold.version else self.replay(fold, batch.last)
-                    events = self.visible_events(
-                        fold, seat, batch.first - 1, batch.last - batch.first + 1
-                    )
-                    return MoveAnswer(batch.last, events, then.awaiting(), then.status)
-                if expected_version != fold.version:
-                    if attempt == 0:
-                        continue  # our cache may trail another process: look at the store
-                    raise Conflict(
-                        "version_conflict",
-                        f"expected_version {expected_version} but the game is at {fold.version}",
-                        version=fold.version,
-                    )
-                if fold.status == "finished":
-                    raise Unprocessable("illegal_move.game_over", "the game is over")
-                if fold.status == "open":
-                    raise Unprocessable("illegal_move.not_started", "the game has not started")
-                seed = self._seed(game_id)
-                try:
-                    rng = rng_for(seed, fold.version)
-                    outcome = fold.game.decide(fold.state, seat, command, rng)
-                except RuleError as error:
-                    raise Unprocessable(error.code, error.message) from None
-                except Exception:  # a rules bug must not become a 500 nor change anything
-                    log.exception("rules_failed", game=fold.game.name, move=recorded_command)
-                    raise Unprocessable(
-                        "illegal_move.not_understood", "the rules could not process this move"
-                    ) from None
-                new, appended = self._play(fold, seed, seat, recorded_command, key, outcome)
-                try:
-                    self.writer.save(*appended)
-                except RecordConflictError:
-                    continue
-                self._remember(new)
-                self._committed(new)
-                self.moves_applied += 1
-                log.info(
-                    "move_applied",
-                    game_id=str(game_id),
-                    version=new.version,
-                    seat=seat,
-                    events=len(appended),
-                    ms=round((time.perf_counter() - started) * 1000, 2),
+        fresh: bool,
+    ) -> _Decided | _Again | None:
+        """Check a move against `fold` and play it in memory (bots that it wakes too). None
+        when `fold` came from the cache and the move does not fit it: the store may be ahead.
+        Raises the refusal otherwise; nothing is saved here."""
+        seat = fold.seat_of(player.id)
+        if seat is None:
+            if not fresh:
+                return None  # a cache that trails may not know the seat yet
+            raise Forbidden("not_seated", "you hold no seat in this game")
+        command = _command(fold.game, move)
+        recorded_command = msgspec.to_builtins(command)
+        batch = fold.batches.get((seat, key))
+        if batch is not None:
+            if (batch.command, batch.expected_version) != (recorded_command, expected_version):
+                raise Unprocessable(
+                    "idempotency_key_reused", "this Idempotency-Key was used for another move"
                 )
-                events = [self._visible(new, seat, e) for e in appended]
-                return MoveAnswer(new.version, events, new.awaiting(), new.status)
-        raise Conflict("busy", "the game changed too often; try again")
+            return _Again(seat, batch)
+        if expected_version != fold.version:
+            if not fresh:
+                return None
+            raise Conflict(
+                "version_conflict",
+                f"expected_version {expected_version} but the game is at {fold.version}",
+                version=fold.version,
+            )
+        if fold.status == "finished":
+            raise Unprocessable("illegal_move.game_over", "the game is over")
+        if fold.status == "open":
+            if not fresh:
+                return None
+            raise Unprocessable("illegal_move.not_started", "the game has not started")
+        seed = self._seed(fold.id)
+        try:
+            outcome = fold.game.decide(fold.state, seat, command, rng_for(seed, fold.version))
+        except RuleError as error:
+            raise Unprocessable(error.code, error.message) from None
+        except Exception:  # a rules bug must not become a 500 nor change anything
+            log.exception("rules_failed", game=fold.game.name, move=recorded_command)
+            raise Unprocessable(
+                "illegal_move.not_understood", "the rules could not process this move"
+            ) from None
+        new, appended = self._play(fold, seed, seat, recorded_command, key, outcome)
+        return _Decided(new, appended, seat)
+
+    def _applied(self, step: _Decided, started: float) -> MoveAnswer:
+        """A saved move: cached, announced, logged and answered."""
+        new, seat = step.new, step.seat
+        assert seat is not None
+        self._remember(new)
+        self._committed(new)
+        self.moves_applied += 1
+        log.info(
+            "move_applied",
+            game_id=str(new.id),
+            version=new.version,
+            seat=step.seat,
+            events=len(step.appended),
+            ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        events = [self._visible(new, step.seat, e) for e in step.appended]
+        return MoveAnswer(new.version, events, new.awaiting(), new.status)
+
+    def _answer_again(self, fold: Fold, again: _Again) -> MoveAnswer:
+        """A retried request's first answer: the game as it was right after it."""
+        batch = again.batch
+        then = fold if batch.last == fold.version else self.replay(fold, batch.last)
+        events = self.visible_events(
+            fold, again.seat, batch.first - 1, batch.last - batch.first + 1
+        )
+        return MoveAnswer(batch.last, events, then.awaiting(), then.status)
 
     # ---- reads --------------------------------------------------------------------------
 

@@ -46,7 +46,16 @@ def test_identity_errors(api: Api) -> None:
     _problem(c.get("/v1/players/0123"), 404, "player_not_found")
 
 
-def test_game_errors_change_nothing(api: Api) -> None:
+def _stored(api: Api) -> int:
+    """How many events the store holds: a refusal must not change it."""
+    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
+    return int(store.recorder.max_notification_id() or 0)
+
+
+@pytest.mark.parametrize("humans", [False, True], ids=["with-a-bot", "two-humans"])
+def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
+    """Every refusal, on a game with a bot (moves in a worker thread) and on one of two
+    players (on Postgres, moves decided on the event loop)."""
     ada = api.player("ada")
     c, auth = api.client, Api.auth(ada)
     for body, status, code in [
@@ -65,8 +74,25 @@ def test_game_errors_change_nothing(api: Api) -> None:
     ]:
         _problem(c.post("/v1/games", json=body, headers=auth), status, code)
     _problem(c.post("/v1/games", content=b"{not json", headers=auth), 400, "invalid_request")
-    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
+    before = _stored(api)
+    for body, status, code in [  # the creator's seat is checked before anything is saved
+        ({"game": "secret-duel", "seats": 2, "seat": 2}, 422, "invalid_seat"),
+        (
+            {"game": "secret-duel", "seats": 2, "seat": 1, "bots": {"1": "random"}},
+            409,
+            "seat_taken",
+        ),
+    ]:
+        _problem(c.post("/v1/games", json=body, headers=auth), status, code)
+    assert _stored(api) == before
+    if humans:
+        game = api.create(ada, "secret-duel", 2, seat=0)
+        bob = api.player("bob")
+        game = c.post(f"/v1/games/{game['id']}/join", headers=Api.auth(bob)).json()
+    else:
+        game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
     gid, version = game["id"], game["version"]
+    stored = _stored(api)
     events_before = c.get(f"/v1/games/{gid}/events").json()["events"]
     _problem(c.post(f"/v1/games/{gid}/join", headers=auth), 409, "game_not_open")
     _problem(api.move(gid, ada, version - 1, {"type": "pass"}), 409, "version_conflict")
@@ -91,6 +117,7 @@ def test_game_errors_change_nothing(api: Api) -> None:
     _problem(c.get(f"/v1/games/{gid}/export"), 409, "game_not_finished")
     _problem(c.get(f"/v1/games/{gid}/audit"), 409, "game_not_finished")
     assert c.get(f"/v1/games/{gid}/events").json()["events"] == events_before
+    assert _stored(api) == stored
 
 
 @pytest.fixture

@@ -17,12 +17,26 @@ from tests.support.api import Api
 from tests.support.sampling import base_seed
 
 
-def _finished_game(api: Api, game: str, seats: int) -> tuple[str, dict[str, str]]:
+def _finished_game(
+    api: Api, game: str, seats: int, humans: bool = False
+) -> tuple[str, dict[str, str]]:
+    """A game played to the end by one player and random bots, or (`humans`) by players in
+    every seat: on Postgres their moves are decided and saved on the event loop."""
     rng = random.Random(f"{base_seed()}/{game}")
     ada = api.player("ada")
-    created = api.create(ada, game, seats, {s: "random" for s in range(1, seats)}, seat=0)
-    assert created["status"] == "active"
-    final = api.play_out(created["id"], {0: ada}, rng)
+    bots = {} if humans else {s: "random" for s in range(1, seats)}
+    created = api.create(ada, game, seats, bots, seat=0)
+    seated = {0: ada}
+    if humans:
+        for seat in range(1, seats):
+            seated[seat] = api.player(f"p{seat}")
+            joined = api.client.post(
+                f"/v1/games/{created['id']}/join",
+                json={"seat": seat},
+                headers=api.auth(seated[seat]),
+            )
+            assert joined.status_code == 200, joined.text
+    final = api.play_out(created["id"], seated, rng)
     assert final["status"] == "finished", final
     assert final["result"]["ranks"]
     return created["id"], ada
@@ -33,9 +47,13 @@ def _seats(api: Api, game: str) -> int:
     return min(max(3, types[game]["min_players"]), types[game]["max_players"])
 
 
+@pytest.mark.parametrize("humans", [False, True], ids=["with-bots", "all-humans"])
 @pytest.mark.parametrize("game", all_games())
-def test_play_replay_export_verify(api: Api, game: str, tmp_path: Path) -> None:
-    game_id, _ = _finished_game(api, game, _seats(api, game))
+def test_play_replay_export_verify(api: Api, game: str, humans: bool, tmp_path: Path) -> None:
+    game_id, _ = _finished_game(api, game, _seats(api, game), humans)
+    loop_writer = api.client.app.state.tabletop.games.loop_writer  # type: ignore[attr-defined]
+    if humans and loop_writer is not None:  # Postgres: the moves were saved on the loop
+        assert loop_writer.transactions > 0
     exported = api.client.get(f"/v1/games/{game_id}/export")
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("application/x-ndjson")

@@ -1,0 +1,138 @@
+"""Group commit on the event loop (Postgres): saves with no worker thread in between.
+
+A move whose game is in memory is decided on the event loop (see GameService.move_on_loop)
+and saved here: one task writes everything queued while the previous write was in flight,
+in one transaction, over one async connection of its own. One connection loses nothing,
+since the table lock lets only one transaction insert at a time anyway, and keeping it hot
+(one server process, its statement prepared) makes a lone save cheaper than from the pool.
+
+A batch that meets a version conflict is retried request by request, as in GroupCommit, so
+only the stale request hears of it. A lost connection is replaced and the write retried with
+the library's own patience (10 tries, 0.2 s apart); a commit whose answer was lost comes back
+as a conflict, which the caller resolves by reading the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from eventsourcing.persistence import InterfaceError, OperationalError, RecordConflictError
+
+from service.group_commit import MAX_EVENTS
+from service.pg_recorder import LockedFunctionRecorder
+from service.store import EventStoreApp
+
+ATTEMPTS, PAUSE = 10, 0.2
+
+
+class _Pending:
+    __slots__ = ("events", "future")
+
+    def __init__(self, events: Sequence[Any], future: asyncio.Future[None]) -> None:
+        self.events = events
+        self.future = future
+
+
+class LoopWriter:
+    def __init__(self, store: EventStoreApp) -> None:
+        recorder = store.recorder
+        assert isinstance(recorder, LockedFunctionRecorder), "the loop writer is for Postgres"
+        self._recorder = recorder
+        self._mapper = store.mapper
+        pooled = recorder.datastore.pool.kwargs
+        assert isinstance(pooled, dict), "the library's pool is built from keyword arguments"
+        self._connect_args = {**pooled, "autocommit": True, "connect_timeout": 5}
+        self._conn: psycopg.AsyncConnection[Any] | None = None
+        self._queue: list[_Pending] = []
+        self._drainer: asyncio.Task[None] | None = None
+        self.transactions = 0
+
+    def takes(self, events: Sequence[Any]) -> bool:
+        """Whether these events fit one transaction (longer runs go through GroupCommit)."""
+        return len(events) <= MAX_EVENTS
+
+    async def save(self, events: Sequence[Any]) -> None:
+        """Save `events` atomically; raises RecordConflictError when another writer took one
+        of their versions first, or the store's error when it cannot be reached."""
+        pending = _Pending(events, asyncio.get_running_loop().create_future())
+        self._queue.append(pending)
+        if self._drainer is None:
+            self._drainer = asyncio.create_task(self._drain())
+        # The write goes on even if this request is cancelled: a commit must not be cut off.
+        await asyncio.shield(pending.future)
+
+    async def close(self) -> None:
+        if self._drainer is not None:
+            await asyncio.gather(self._drainer, return_exceptions=True)
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                taken, size = 0, 0
+                while taken < len(self._queue) and (
+                    taken == 0 or size + len(self._queue[taken].events) <= MAX_EVENTS
+                ):
+                    size += len(self._queue[taken].events)
+                    taken += 1
+                batch, self._queue = self._queue[:taken], self._queue[taken:]
+                await self._write(batch)
+        finally:
+            self._drainer = None
+
+    async def _write(self, batch: list[_Pending]) -> None:
+        try:
+            await self._insert([e for pending in batch for e in pending.events])
+        except RecordConflictError as conflict:
+            if len(batch) == 1:
+                _settle(batch[0], conflict)
+                return
+            for pending in batch:
+                try:
+                    await self._insert(pending.events)
+                except Exception as error:  # surfaced to the request that owns it
+                    _settle(pending, error)
+                else:
+                    _settle(pending, None)
+        except Exception as error:  # the store failed: every request of the batch hears it
+            for pending in batch:
+                _settle(pending, error)
+        else:
+            for pending in batch:
+                _settle(pending, None)
+
+    async def _insert(self, events: Sequence[Any]) -> None:
+        stored = [self._mapper.to_stored_event(e) for e in events]
+        for attempt in range(ATTEMPTS):
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
+                await self._recorder.insert_events_async(self._conn, stored)
+                self.transactions += 1
+                return
+            except (InterfaceError, OperationalError, psycopg.OperationalError) as error:
+                await self._drop_connection()
+                if attempt == ATTEMPTS - 1:
+                    raise OperationalError(str(error)) from error
+                await asyncio.sleep(PAUSE)
+
+    async def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                await conn.close()
+
+
+def _settle(pending: _Pending, error: BaseException | None) -> None:
+    if pending.future.done():
+        return
+    if error is None:
+        pending.future.set_result(None)
+    else:
+        pending.future.set_exception(error)
