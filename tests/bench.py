@@ -6,6 +6,9 @@
 2. API moves: `tabletop serve` on Postgres in a subprocess; 1, 8 and 64 games played at
    once by HTTP clients (two human seats per game, no bots, Secret Duel); latency p50/p99
    of POST .../moves and moves/s, and the ratio to the raw rate at the same concurrency.
+   Each move is a GET of the legal moves and then a POST of one of them, as a client plays;
+   moves/s counts the time spent creating and joining games too. The raw rates are measured
+   once the server's projection runner has caught up, on an otherwise quiet machine.
 3. Rules speed of every registered game: random games per second on one core (selfplay in
    this process) and replay (evolve only) events per second.
 """
@@ -117,7 +120,12 @@ class Http:
         self.key = ""
 
     def call(
-        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        raw: bool = False,
     ) -> tuple[int, Any]:
         payload = msgspec.json.encode(body) if body is not None else b""
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
@@ -140,13 +148,33 @@ class Http:
         while len(self.buffer) < length:
             self._receive()
         content, self.buffer = self.buffer[:length], self.buffer[length:]
-        return status, msgspec.json.decode(content)
+        return status, content.decode() if raw else msgspec.json.decode(content)
 
     def _receive(self) -> None:
         chunk = self.sock.recv(65536)
         if not chunk:
             raise ConnectionError("the server closed the connection")
         self.buffer += chunk
+
+
+def settled(url: str, timeout: float = 30) -> None:
+    """Wait until the server's projection runner has caught up with the log, so that the
+    raw save rates that follow are measured on a quiet machine, as the library's would be."""
+    client = Http(url)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _, text = client.call("GET", "/metrics", raw=True)
+        behind = next(
+            (
+                float(line.split()[-1])
+                for line in text.splitlines()
+                if line.startswith("tabletop_projection_lag_events")
+            ),
+            0.0,
+        )
+        if behind == 0:
+            return
+        time.sleep(0.2)
 
 
 def api_moves(url: str, games: int) -> tuple[list[float], float]:
@@ -231,6 +259,7 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|")
         for level in LEVELS:
             latencies, rate = api_moves(url, level)
+            settled(url)
             raw = raw_rate(schema, level)
             ours = raw_rate(schema, level, recorder=RECORDER_TOPIC)
             print(

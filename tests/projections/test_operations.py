@@ -73,6 +73,34 @@ def test_health_is_503_when_the_store_does_not_answer(
         assert "tabletop_projection_lag_events" not in metrics.text
 
 
+def test_a_move_saved_on_the_loop_is_503_when_the_store_does_not_answer(
+    pg_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move of two players (decided on the event loop, saved by the loop writer) while
+    the database is gone: 503 unavailable once the writer's retries are spent, never a 500
+    and never an acknowledgement of what was not stored."""
+    monkeypatch.setenv("TABLETOP_PROJECTIONS", "elsewhere")
+    url = urlparse(pg_settings.database_url)
+    proxy = Proxy(url.port or 5432)
+    via_proxy = url._replace(netloc=f"{url.username}@127.0.0.1:{proxy.port}").geturl()
+    with TestClient(build(Settings(database_url=via_proxy))) as client:
+        api = Api(client)
+        ann, bob = api.player("ann"), api.player("bob")
+        game = api.create(ann, "secret-duel", 2, seat=0)
+        client.post(f"/v1/games/{game['id']}/join", headers=Api.auth(bob))
+        legal = api.legal(game["id"], ann)
+        moved = api.move(game["id"], ann, legal["version"], legal["moves"][0])
+        assert moved.status_code == 200, moved.text  # the loop writer's connection is open
+        legal = api.legal(game["id"], bob)
+        proxy.cut()
+        refused = api.move(game["id"], bob, legal["version"], legal["moves"][0])
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["code"] == "unavailable"
+    with TestClient(build(pg_settings)) as client:  # the store has only what was answered
+        stored = Api(client).game(game["id"])
+        assert stored["version"] == moved.json()["version"]
+
+
 def test_metrics(api: Api) -> None:
     assert api.client.get("/health").status_code == 200
     ann = api.player("ann")
