@@ -1,6 +1,7 @@
 """The games projection: every stored game event updates that game's summary (and, when
 players, status or result change, its seat rows); other streams (players, seeds) only move
-the tracked position.
+the tracked position. A game whose stored events no longer read or fold is left as it was
+(and logged): damage to one game must not stop the read models of all the others.
 
 Whose turn it is comes from the rules, so the projection folds each game as the service
 does. Folds are cached; a cold cache (a restart, an evicted game) refolds the game from the
@@ -22,7 +23,7 @@ from eventsourcing.projection import Projection
 
 from projections.summary import summarize
 from projections.views import NAME, GamesView, GameWrite
-from service.fold import GAME_CREATED, SEAT_TAKEN, Fold, new_fold
+from service.fold import GAME_CREATED, SEAT_TAKEN, UNREADABLE, Fold, new_fold
 from service.store import Recorded
 
 log = structlog.get_logger("tabletop.projections")
@@ -57,11 +58,15 @@ class GamesProjection(Projection[GamesView]):
         pending: dict[UUID, tuple[Fold, int]] = {}
         writes: list[GameWrite] = []
         for game_id, events in by_game.items():
-            entry = self._advance(game_id, events)
-            if entry is not None:
-                fold, seq, changed = entry
-                pending[game_id] = (fold, seq)
-                writes.append(GameWrite(summarize(fold), seq, changed, len(events)))
+            try:
+                entry = self._advance(game_id, events)
+                if entry is not None:
+                    fold, seq, changed = entry
+                    pending[game_id] = (fold, seq)
+                    writes.append(GameWrite(summarize(fold), seq, changed, len(events)))
+            except UNREADABLE as error:  # its summary stays as it was; the others go on
+                log.error("game_damaged", game_id=str(game_id), error=repr(error))
+                self._folds.pop(game_id, None)
         self._created.clear()
         try:
             self.view.write(writes, batch[-1][1])

@@ -26,6 +26,7 @@ from eventsourcing.projection import ApplicationSubscription, ProjectionRunner
 from projections.games import GamesProjection
 from projections.views import NAME, GamesView, PostgresGamesView, SQLiteGamesView, view_on
 from projections.wakeup import POSTGRES_RECORDER_TOPIC, RECORDER_TOPIC
+from service.fold import UNREADABLE
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 
@@ -70,7 +71,7 @@ class GamesRunner(ProjectionRunner[EventStoreApp, GamesView]):
         """The library's loop, applying what is already pulled as one batch."""
         try:
             batch: list[tuple[Any, Tracking]] = []
-            for item in subscription:
+            for item in _decoded(subscription):
                 batch.append(item)
                 if len(batch) >= MAX_BATCH or not _more_pulled(subscription):
                     projection.apply(batch)
@@ -88,6 +89,20 @@ class GamesRunner(ProjectionRunner[EventStoreApp, GamesView]):
 
     def close(self) -> None:
         self.__exit__(None, None, None)
+
+
+def _decoded(subscription: ApplicationSubscription[Any]) -> Iterator[tuple[Any, Tracking]]:
+    """The subscription's events with their positions, as the library's iterator gives them,
+    except that a stored record which no longer decodes comes as None (logged): its position
+    is still tracked, and the read models go on past it."""
+    for notification in subscription.subscription:
+        tracking = Tracking(subscription.name, notification.id)
+        try:
+            event = subscription.mapper.to_domain_event(notification)
+        except UNREADABLE as error:
+            log.error("record_unreadable", position=notification.id, error=repr(error))
+            event = None
+        yield event, tracking
 
 
 def _more_pulled(subscription: ApplicationSubscription[Any]) -> bool:

@@ -19,6 +19,9 @@ SEAT_TAKEN = "seat_taken"
 GAME_FINISHED = "game_finished"
 SERVICE_EVENTS = frozenset({GAME_CREATED, SEAT_TAKEN, GAME_FINISHED})
 SYSTEM = "system"
+# What a damaged stored record raises when it is decoded or folded (msgspec's errors are
+# ValueErrors): damage to one game, refused or skipped as such, never a server fault.
+UNREADABLE = (ValueError, LookupError, TypeError, AttributeError)
 
 
 @dataclass(frozen=True)

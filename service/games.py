@@ -36,6 +36,7 @@ from service.fold import (
     GAME_FINISHED,
     SEAT_TAKEN,
     SYSTEM,
+    UNREADABLE,
     Batch,
     Fold,
     new_fold,
@@ -585,7 +586,7 @@ def _readable(game_id: UUID) -> Iterator[None]:
     its audit (which reads the raw records) names the damaged version."""
     try:
         yield
-    except (ValueError, LookupError, TypeError, AttributeError) as error:
+    except UNREADABLE as error:
         log.error("game_damaged", game_id=str(game_id), error=repr(error))
         raise Conflict(
             "game_damaged",
