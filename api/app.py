@@ -1,6 +1,9 @@
 """The Litestar application: API v1 of API.md.
 
-Handlers are sync and run in the thread pool: the `eventsourcing` library is synchronous.
+The `eventsourcing` library is synchronous, so whatever may wait on the store runs in a
+worker thread. What needs nothing from the store is answered on the event loop: reads of a
+game in memory, and writes whose game and caller are in memory (decided there and saved by
+the loop writer, see service/loop_writer.py).
 """
 
 from __future__ import annotations

@@ -4,11 +4,16 @@ comes through the contract of `domain.contract.Game`.
 Writes are optimistic: the decided state is kept in an in-process cache and the new events
 are saved at the next version; the store's unique (game, version) key refuses a stale write,
 which means another process moved first, so the fold is caught up and the request re-checked.
-A per-game lock keeps threads of one process from racing each other for nothing.
+A per-game lock keeps writers of one process from racing each other for nothing.
+
+Each write has two drivers: in a worker thread (saved by the group commit, retried after a
+conflict) and, on Postgres, on the event loop (saved by the loop writer with no thread hop,
+when all it needs is in memory; otherwise handed back for a thread to do from the start).
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import threading
 import time
@@ -18,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import msgspec
@@ -48,6 +53,8 @@ from service.players import Player
 from service.store import EventStoreApp, Recorded, SeedKept
 
 log = structlog.get_logger("tabletop.games")
+
+_T = TypeVar("_T")
 
 SEED_NAMESPACE = UUID("6d1c2a52-4f0e-4b8e-9a57-1f3c8f0d2b11")
 CACHE_SIZE = 4096
@@ -120,7 +127,8 @@ class GameService:
     ) -> Fold:
         """A new game; `seat` seats its creator in the same save."""
         step = self._new_game(creator, name, seats, options, bots, seat)
-        self.writer.save(*step.appended)
+        if not self._saved(step):
+            raise Conflict("busy", "the game could not be saved; try again")
         return self._created(step)
 
     async def create_on_loop(
@@ -137,23 +145,25 @@ class GameService:
         step = self._new_game(creator, name, seats, options, bots, seat)
         if not self.loop_writer.takes(step.appended):
             return None
-        await self.loop_writer.save(step.appended)
-        return self._created(step)
+        created = await self._saved_on_loop(step, self._created)
+        if created is None:  # a new game's id is its own: only a stranger's bug gets here
+            raise Conflict("busy", "the game could not be saved; try again")
+        return created
 
     def join(self, player: Player, game_id: UUID, seat: int | None) -> Fold:
         with self._lock(game_id):
             for _ in range(5):
                 step = self._seating(self._fresh(game_id), player, seat)
-                try:
-                    self.writer.save(*step.appended)
-                except RecordConflictError:
-                    continue
-                return self._joined(step)
+                if self._saved(step):
+                    return self._joined(step)
         raise Conflict("busy", "the game changed too often; try again")
 
     async def join_on_loop(self, player: Player, game_id: UUID, seat: int | None) -> Fold | None:
-        step = await self._save_on_loop(game_id, lambda fold: self._seating(fold, player, seat))
-        return None if step is None else self._joined(step)
+        return await self._on_loop(
+            game_id,
+            lambda fold, seed: self._seating(fold, player, seat, seed),
+            self._joined,
+        )
 
     def move(
         self,
@@ -172,11 +182,8 @@ class GameService:
                     continue  # our cache may trail another process: look at the store
                 if isinstance(step, _Again):
                     return self._answer_again(fold, step)
-                try:
-                    self.writer.save(*step.appended)
-                except RecordConflictError:
-                    continue
-                return self._applied(step, started)
+                if self._saved(step):
+                    return self._applied(step, started)
         raise Conflict("busy", "the game changed too often; try again")
 
     async def move_on_loop(
@@ -189,36 +196,85 @@ class GameService:
     ) -> MoveAnswer | None:
         started = time.perf_counter()
 
-        def decide(fold: Fold) -> _Decided | None:
-            step = self._decide(fold, player, expected_version, move, key, fresh=False)
+        def decide(fold: Fold, seed: bytes) -> _Decided | None:
+            step = self._decide(fold, player, expected_version, move, key, False, seed)
             return step if isinstance(step, _Decided) else None  # a retry reads the store
 
-        step = await self._save_on_loop(game_id, decide)
-        return None if step is None else self._applied(step, started)
+        return await self._on_loop(game_id, decide, lambda step: self._applied(step, started))
 
-    async def _save_on_loop(
-        self, game_id: UUID, decide: Callable[[Fold], _Decided | None]
-    ) -> _Decided | None:
+    async def _on_loop(
+        self,
+        game_id: UUID,
+        decide: Callable[[Fold, bytes], _Decided | None],
+        apply: Callable[[_Decided], _T],
+    ) -> _T | None:
         """Decide on the cached fold and save with the loop writer, if all is in memory: the
         game (with no bots: they think longer than a loop may be held), its seed, a free game
         lock. Refusals are raised as they are; None hands the write to a worker thread."""
-        fold = self._cache.get(game_id)
-        if self.loop_writer is None or fold is None or fold.bots or game_id not in self._seeds:
+        seed = self._seeds.get(game_id)
+        if self.loop_writer is None or seed is None or game_id not in self._cache:
             return None
         lock = self._lock(game_id)
         if not lock.acquire(blocking=False):
             return None
         try:
-            step = decide(fold)
-            if step is None or not self.loop_writer.takes(step.appended):
-                return None
+            fold = self._cache.get(game_id)  # as it stays while we hold the lock
+            step = decide(fold, seed) if fold is not None and not fold.bots else None
+        except BaseException:
+            lock.release()
+            raise
+        if step is None or not self.loop_writer.takes(step.appended):
+            lock.release()
+            return None
+        return await self._saved_on_loop(step, apply, lock)
+
+    async def _saved_on_loop(
+        self,
+        step: _Decided,
+        apply: Callable[[_Decided], _T],
+        lock: threading.Lock | None = None,
+    ) -> _T | None:
+        """Save `step` with the loop writer and apply it, as one task that a cancelled
+        request does not cut short (what is committed is also cached and announced); the
+        game's lock is held until then. None when another process wrote first."""
+
+        async def save_and_apply() -> _T | None:
+            assert self.loop_writer is not None
             try:
                 await self.loop_writer.save(step.appended)
             except RecordConflictError:
-                return None  # another process wrote first: the thread reads the store
-            return step
-        finally:
-            lock.release()
+                if not await asyncio.to_thread(self._stored_already, step):
+                    return None
+            return apply(step)
+
+        task = asyncio.ensure_future(save_and_apply())
+
+        def done(finished: asyncio.Future[_T | None]) -> None:
+            if lock is not None:
+                lock.release()
+            if not finished.cancelled():
+                finished.exception()  # the request may be gone: its error is not "lost"
+
+        task.add_done_callback(done)
+        return await asyncio.shield(task)
+
+    def _saved(self, step: _Decided) -> bool:
+        """Save `step` with the group commit; False when another writer took one of its
+        versions first."""
+        try:
+            self.writer.save(*step.appended)
+        except RecordConflictError:
+            return self._stored_already(step)
+        return True
+
+    def _stored_already(self, step: _Decided) -> bool:
+        """Whether the store holds `step`'s own first event: a save whose answer was lost,
+        retried, meets itself (its hash covers its time and its whole chain)."""
+        first = next(e for e in step.appended if isinstance(e, Recorded))
+        version = first.originator_version
+        with _readable(first.originator_id):
+            stored = list(self.store.events.get(first.originator_id, gt=version - 1, lte=version))
+        return bool(stored) and getattr(stored[0], "hash", None) == first.hash
 
     def _new_game(
         self,
@@ -329,10 +385,12 @@ class GameService:
         move: Any,
         key: str,
         fresh: bool,
+        seed: bytes | None = None,
     ) -> _Decided | _Again | None:
         """Check a move against `fold` and play it in memory (bots that it wakes too). None
-        when `fold` came from the cache and the move does not fit it: the store may be ahead.
-        Raises the refusal otherwise; nothing is saved here."""
+        when `fold` came from the cache and the move does not fit it: the store may be ahead,
+        and a refusal must not depend on how far this process trails. Raises the refusal
+        otherwise; nothing is saved here."""
         seat = fold.seat_of(player.id)
         if seat is None:
             if not fresh:
@@ -361,12 +419,16 @@ class GameService:
             if not fresh:
                 return None
             raise Unprocessable("illegal_move.not_started", "the game has not started")
-        seed = self._seed(fold.id)
+        seed = seed or self._seed(fold.id)
         try:
             outcome = fold.game.decide(fold.state, seat, command, rng_for(seed, fold.version))
         except RuleError as error:
+            if not fresh:
+                return None
             raise Unprocessable(error.code, error.message) from None
         except Exception:  # a rules bug must not become a 500 nor change anything
+            if not fresh:
+                return None
             log.exception("rules_failed", game=fold.game.name, move=recorded_command)
             raise Unprocessable(
                 "illegal_move.not_understood", "the rules could not process this move"

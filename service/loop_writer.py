@@ -9,7 +9,9 @@ since the table lock lets only one transaction insert at a time anyway, and keep
 A batch that meets a version conflict is retried request by request, as in GroupCommit, so
 only the stale request hears of it. A lost connection is replaced and the write retried with
 the library's own patience (10 tries, 0.2 s apart); a commit whose answer was lost comes back
-as a conflict, which the caller resolves by reading the store.
+as a conflict, which the caller resolves by reading the store. A connection that silently
+stops answering (a dropped route, a vanished host) is given up after SAVE_TIMEOUT, and TCP
+keepalives find a dead idle one, so a save never waits on it for long.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ from service.pg_recorder import LockedFunctionRecorder
 from service.store import EventStoreApp
 
 ATTEMPTS, PAUSE = 10, 0.2
+SAVE_TIMEOUT = 10.0  # seconds for one attempt; a save normally takes about a millisecond
+KEEPALIVES: dict[str, Any] = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,  # ms: unacknowledged data on a dead route
+}
 
 
 class _Pending:
@@ -45,7 +55,12 @@ class LoopWriter:
         self._mapper = store.mapper
         pooled = recorder.datastore.pool.kwargs
         assert isinstance(pooled, dict), "the library's pool is built from keyword arguments"
-        self._connect_args = {**pooled, "autocommit": True, "connect_timeout": 5}
+        self._connect_args: dict[str, Any] = {
+            **pooled,
+            **KEEPALIVES,
+            "autocommit": True,
+            "connect_timeout": 5,
+        }
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._queue: list[_Pending] = []
         self._drainer: asyncio.Task[None] | None = None
@@ -93,10 +108,17 @@ class LoopWriter:
             if len(batch) == 1:
                 _settle(batch[0], conflict)
                 return
+            failed: BaseException | None = None
             for pending in batch:
+                if failed is not None:  # the store is gone: the rest hear it at once
+                    _settle(pending, failed)
+                    continue
                 try:
                     await self._insert(pending.events)
-                except Exception as error:  # surfaced to the request that owns it
+                except RecordConflictError as error:  # surfaced to the request that owns it
+                    _settle(pending, error)
+                except Exception as error:
+                    failed = error
                     _settle(pending, error)
                 else:
                     _settle(pending, None)
@@ -111,12 +133,18 @@ class LoopWriter:
         stored = [self._mapper.to_stored_event(e) for e in events]
         for attempt in range(ATTEMPTS):
             try:
-                if self._conn is None or self._conn.closed:
-                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
-                await self._recorder.insert_events_async(self._conn, stored)
+                async with asyncio.timeout(SAVE_TIMEOUT):
+                    if self._conn is None or self._conn.closed:
+                        self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
+                    await self._recorder.insert_events_async(self._conn, stored)
                 self.transactions += 1
                 return
-            except (InterfaceError, OperationalError, psycopg.OperationalError) as error:
+            except (
+                InterfaceError,
+                OperationalError,
+                psycopg.OperationalError,
+                TimeoutError,
+            ) as error:
                 await self._drop_connection()
                 if attempt == ATTEMPTS - 1:
                     raise OperationalError(str(error)) from error

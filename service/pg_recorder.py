@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+import psycopg.errors
 from eventsourcing.persistence import (
     IntegrityError,
     InterfaceError,
@@ -85,7 +86,8 @@ class LockedFunctionRecorder(PostgresApplicationRecorder):
             raise IntegrityError(str(error)) from error
         except psycopg.InterfaceError as error:
             raise InterfaceError(str(error)) from error
-        except psycopg.OperationalError as error:
+        except (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction) as error:
+            # a server that cannot take writes now (down, or a standby after a failover)
             raise OperationalError(str(error)) from error
         except psycopg.Error as error:
             raise PersistenceError(str(error)) from error

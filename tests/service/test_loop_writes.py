@@ -152,6 +152,54 @@ def test_32_moves_at_one_version_on_the_loop_and_in_threads(store: EventStoreApp
     assert versions == list(range(1, fold.version + 2))
 
 
+def test_32_moves_at_one_version_all_on_the_loop(store: EventStoreApp) -> None:
+    """32 requests at one version, all arriving on the loop: the first is saved by the loop
+    writer, the others find the game busy, go to threads and are refused there."""
+    service = GameService(store)
+    ann, _, fold = _two_humans(store, service)
+    move = {"type": "commit", "card": fold.state.hands[0][0]}
+    in_threads = service.writer.transactions
+
+    async def one(i: int) -> str:
+        try:
+            await _move(service, ann, fold.id, fold.version, move, f"k{i}")
+            return "applied"
+        except Conflict as error:
+            return error.code
+
+    async def main() -> list[str]:
+        outcomes = await asyncio.gather(*(one(i) for i in range(32)))
+        assert service.loop_writer is not None
+        await service.loop_writer.close()
+        return outcomes
+
+    outcomes = asyncio.run(main())
+    assert sorted(outcomes) == ["applied"] + ["version_conflict"] * 31
+    assert service.loop_writer is not None and service.loop_writer.transactions == 1
+    assert service.writer.transactions == in_threads
+    assert _versions(store, fold.id) == list(range(1, fold.version + 2))
+
+
+def test_a_cache_that_trails_may_not_know_a_seat(store: EventStoreApp) -> None:
+    """A game created in one process and joined in another: the first process still holds
+    it open, without the second seat, and must not refuse that seat's move."""
+    first, second = GameService(store), GameService(store)
+    players = Players(store)
+    ann, bob = players.register("ann")[0], players.register("bob")[0]
+    created = first.create(ann, "secret-duel", 2, {}, {}, seat=0)
+    joined = second.join(bob, created.id, 1)
+    assert first.get(created.id).status == "open"  # trails
+
+    async def main() -> MoveAnswer:
+        move = {"type": "commit", "card": joined.state.hands[1][0]}
+        answer = await _move(first, bob, created.id, joined.version, move, "b")
+        assert first.loop_writer is not None
+        await first.loop_writer.close()
+        return answer
+
+    assert asyncio.run(main()).version == joined.version + 1
+
+
 def test_a_cache_that_trails_another_process_never_applies_a_stale_move(
     store: EventStoreApp,
 ) -> None:
