@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from eventsourcing.persistence import RecordConflictError
 
@@ -22,6 +22,23 @@ from service.store import EventStoreApp
 # Events per insert. The library's Postgres insert (psycopg pipeline) hangs for good on a
 # few MB in one call (seen: 5,000 events of ~800 bytes), so transactions stay well below.
 MAX_EVENTS = 1000
+
+
+class Queued(Protocol):
+    events: Sequence[Any]
+
+
+_Q = TypeVar("_Q", bound=Queued)
+
+
+def next_batch(queue: list[_Q]) -> tuple[list[_Q], list[_Q]]:
+    """(the saves to write in one transaction, the rest): the first in line, and those
+    behind it while the events stay within MAX_EVENTS."""
+    taken, size = 0, 0
+    while taken < len(queue) and (taken == 0 or size + len(queue[taken].events) <= MAX_EVENTS):
+        size += len(queue[taken].events)
+        taken += 1
+    return queue[:taken], queue[taken:]
 
 
 class _Pending:
@@ -62,13 +79,7 @@ class GroupCommit:
         """Write batches until ours is written, then pass the lead to the next in line."""
         while not mine.written:
             with self._lock:
-                taken, size = 0, 0
-                while taken < len(self._queue) and (
-                    taken == 0 or size + len(self._queue[taken].events) <= MAX_EVENTS
-                ):
-                    size += len(self._queue[taken].events)
-                    taken += 1
-                batch, self._queue = self._queue[:taken], self._queue[taken:]
+                batch, self._queue = next_batch(self._queue)
             self._write(batch)
         with self._lock:
             if self._queue:

@@ -24,7 +24,7 @@ from typing import Any
 import psycopg
 from eventsourcing.persistence import InterfaceError, OperationalError, RecordConflictError
 
-from service.group_commit import MAX_EVENTS
+from service.group_commit import MAX_EVENTS, next_batch
 from service.pg_recorder import LockedFunctionRecorder
 from service.store import EventStoreApp
 
@@ -90,13 +90,7 @@ class LoopWriter:
     async def _drain(self) -> None:
         try:
             while self._queue:
-                taken, size = 0, 0
-                while taken < len(self._queue) and (
-                    taken == 0 or size + len(self._queue[taken].events) <= MAX_EVENTS
-                ):
-                    size += len(self._queue[taken].events)
-                    taken += 1
-                batch, self._queue = self._queue[:taken], self._queue[taken:]
+                batch, self._queue = next_batch(self._queue)
                 await self._write(batch)
         finally:
             self._drainer = None

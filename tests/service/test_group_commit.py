@@ -5,22 +5,12 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
 
-import pytest
 from eventsourcing.persistence import RecordConflictError
 
 from service.group_commit import GroupCommit, _Pending
-from service.settings import Settings
-from service.store import EventStoreApp, Recorded, open_store
+from service.store import EventStoreApp, Recorded
 from tests.support.events import bare_event
-
-
-@pytest.fixture
-def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
-    opened = open_store(pg_settings)
-    yield opened
-    opened.close()
 
 
 def _event(stream: uuid.UUID, version: int) -> Recorded:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -18,20 +17,8 @@ from service.errors import Conflict, Forbidden
 from service.games import GameService, MoveAnswer
 from service.loop_writer import LoopWriter
 from service.players import Player, Players
-from service.settings import Settings
-from service.store import EventStoreApp, open_store
-from tests.support.events import bare_event
-
-
-@pytest.fixture
-def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
-    opened = open_store(pg_settings)
-    yield opened
-    opened.close()
-
-
-def _versions(store: EventStoreApp, stream: uuid.UUID) -> list[int]:
-    return [r.originator_version for r in store.recorder.select_events(stream)]
+from service.store import EventStoreApp
+from tests.support.events import bare_event, stored_versions
 
 
 def test_concurrent_saves_share_transactions_and_all_land(store: EventStoreApp) -> None:
@@ -48,7 +35,7 @@ def test_concurrent_saves_share_transactions_and_all_land(store: EventStoreApp) 
 
     asyncio.run(main())
     for stream in streams:
-        assert _versions(store, stream) == list(range(1, 31))
+        assert stored_versions(store, stream) == list(range(1, 31))
     assert writer.transactions < 16 * 30  # saves queued behind one another went together
 
 
@@ -70,7 +57,7 @@ def test_a_conflict_fails_only_its_own_save(store: EventStoreApp) -> None:
     first, stale, last = asyncio.run(main())
     assert first is None and last is None
     assert isinstance(stale, RecordConflictError)
-    assert _versions(store, free_a) == [1] and _versions(store, free_b) == [1, 2]
+    assert stored_versions(store, free_a) == [1] and stored_versions(store, free_b) == [1, 2]
     assert [e.data for e in store.events.get(taken)] == [{}]
 
 
@@ -89,7 +76,7 @@ def test_a_lost_connection_is_replaced(store: EventStoreApp, pg_url: str) -> Non
         await writer.close()
 
     asyncio.run(main())
-    assert _versions(store, stream) == [1, 2]
+    assert stored_versions(store, stream) == [1, 2]
 
 
 def _two_humans(store: EventStoreApp, service: GameService) -> tuple[Player, Player, Any]:
@@ -148,7 +135,7 @@ def test_32_moves_at_one_version_on_the_loop_and_in_threads(store: EventStoreApp
     asyncio.run(main())
     assert outcomes.count("applied") == 1, outcomes
     assert outcomes.count("version_conflict") == 31, outcomes
-    versions = _versions(store, fold.id)
+    versions = stored_versions(store, fold.id)
     assert versions == list(range(1, fold.version + 2))
 
 
@@ -177,7 +164,7 @@ def test_32_moves_at_one_version_all_on_the_loop(store: EventStoreApp) -> None:
     assert sorted(outcomes) == ["applied"] + ["version_conflict"] * 31
     assert service.loop_writer is not None and service.loop_writer.transactions == 1
     assert service.writer.transactions == in_threads
-    assert _versions(store, fold.id) == list(range(1, fold.version + 2))
+    assert stored_versions(store, fold.id) == list(range(1, fold.version + 2))
 
 
 def test_a_cache_that_trails_may_not_know_a_seat(store: EventStoreApp) -> None:
@@ -229,7 +216,7 @@ def test_a_cache_that_trails_another_process_never_applies_a_stale_move(
             await service.loop_writer.close()
 
     asyncio.run(main())
-    versions = _versions(store, fold.id)
+    versions = stored_versions(store, fold.id)
     assert versions == list(range(1, len(versions) + 1))
     assert [e.idempotency_key for e in store.events.get(fold.id, gt=fold.version)].count("c") == 0
 
@@ -245,11 +232,11 @@ def test_retries_and_strangers_on_the_loop(store: EventStoreApp) -> None:
     async def main() -> None:
         first = await service.move_on_loop(ann, fold.id, fold.version, move, "k")
         assert first is not None  # saved on the loop
-        after = _versions(store, fold.id)
+        after = stored_versions(store, fold.id)
         assert await _move(service, ann, fold.id, fold.version, move, "k") == first
         with pytest.raises(Forbidden):
             await _move(service, stranger, fold.id, first.version, {"type": "draw"}, "s")
-        assert _versions(store, fold.id) == after
+        assert stored_versions(store, fold.id) == after
         assert service.loop_writer is not None
         await service.loop_writer.close()
 

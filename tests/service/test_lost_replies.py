@@ -5,8 +5,6 @@ write paths, for a new game, a join and a move (Postgres)."""
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,19 +12,8 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 
 from service.games import GameService
 from service.players import Player, Players
-from service.settings import Settings
-from service.store import EventStoreApp, open_store
-
-
-@pytest.fixture
-def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
-    opened = open_store(pg_settings)
-    yield opened
-    opened.close()
-
-
-def _versions(store: EventStoreApp, stream: uuid.UUID) -> list[int]:
-    return [r.originator_version for r in store.recorder.select_events(stream)]
+from service.store import EventStoreApp
+from tests.support.events import stored_versions
 
 
 def _lose_the_next_answer_in_a_thread(
@@ -78,7 +65,7 @@ def test_in_a_worker_thread(store: EventStoreApp, monkeypatch: pytest.MonkeyPatc
     ann, bob = _players(store)
     _lose_the_next_answer_in_a_thread(monkeypatch, service)
     fold = service.create(ann, "secret-duel", 2, {}, {}, seat=0)
-    assert _versions(store, fold.id) == list(range(1, fold.version + 1))
+    assert stored_versions(store, fold.id) == list(range(1, fold.version + 1))
     _lose_the_next_answer_in_a_thread(monkeypatch, service)
     fold = service.join(bob, fold.id, 1)
     assert fold.status == "active" and fold.players[1] == bob.id
@@ -86,7 +73,7 @@ def test_in_a_worker_thread(store: EventStoreApp, monkeypatch: pytest.MonkeyPatc
     move = {"type": "commit", "card": fold.state.hands[0][0]}
     answer = service.move(ann, fold.id, fold.version, move, "k")
     assert answer.version == fold.version + 1
-    assert _versions(store, fold.id) == list(range(1, answer.version + 1))
+    assert stored_versions(store, fold.id) == list(range(1, answer.version + 1))
 
 
 def test_on_the_loop(store: EventStoreApp, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,7 +92,7 @@ def test_on_the_loop(store: EventStoreApp, monkeypatch: pytest.MonkeyPatch) -> N
         move = {"type": "commit", "card": joined.state.hands[0][0]}
         answer = await service.move_on_loop(ann, fold.id, joined.version, move, "k")
         assert answer is not None and answer.version == joined.version + 1
-        assert _versions(store, fold.id) == list(range(1, answer.version + 1))
+        assert stored_versions(store, fold.id) == list(range(1, answer.version + 1))
         await service.loop_writer.close()
 
     asyncio.run(main())

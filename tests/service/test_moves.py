@@ -15,10 +15,7 @@ from service.games import GameService
 from service.players import Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
-
-
-def _versions(store: EventStoreApp, game_id: uuid.UUID) -> list[int]:
-    return [r.originator_version for r in store.recorder.select_events(game_id)]
+from tests.support.events import stored_versions
 
 
 @pytest.fixture
@@ -65,7 +62,7 @@ def test_32_threads_same_version_exactly_one_applies(
         list(pool.map(submit, range(32)))
     assert outcomes.count("applied") == 1, outcomes
     assert outcomes.count("version_conflict") == 31, outcomes
-    versions = _versions(store, fold.id)
+    versions = stored_versions(store, fold.id)
     assert versions == list(range(1, len(versions) + 1))
     assert len(versions) > fold.version
 
@@ -77,10 +74,10 @@ def test_same_key_retried_returns_first_answer_once(
     service = GameService(store)
     move = {"type": "commit", "card": fold.state.hands[0][0]}
     first = service.move(player, fold.id, fold.version, move, "retry-me")
-    after = _versions(store, fold.id)
+    after = stored_versions(store, fold.id)
     again = service.move(player, fold.id, fold.version, move, "retry-me")
     assert again == first
-    assert _versions(store, fold.id) == after
+    assert stored_versions(store, fold.id) == after
     # another service instance (another process) answers the same from the store
     assert GameService(store).move(player, fold.id, fold.version, move, "retry-me") == first
 
@@ -92,19 +89,19 @@ def test_key_reused_with_another_body_is_refused(
     service = GameService(store)
     cards = fold.state.hands[0]
     service.move(player, fold.id, fold.version, {"type": "commit", "card": cards[0]}, "k")
-    before = _versions(store, fold.id)
+    before = stored_versions(store, fold.id)
     with pytest.raises(Unprocessable) as refused:
         service.move(player, fold.id, fold.version, {"type": "commit", "card": cards[1]}, "k")
     assert refused.value.code == "idempotency_key_reused"
     with pytest.raises(Unprocessable):  # same move, other expected_version: another request
         service.move(player, fold.id, fold.version + 1, {"type": "commit", "card": cards[0]}, "k")
-    assert _versions(store, fold.id) == before
+    assert stored_versions(store, fold.id) == before
 
 
 def test_refused_moves_change_nothing(any_settings: Settings, stores: list[EventStoreApp]) -> None:
     store, player, fold = _open_duel(any_settings, stores)
     service = GameService(store)
-    before = _versions(store, fold.id)
+    before = stored_versions(store, fold.id)
     not_held = next(c for c in range(1, 100) if c not in fold.state.hands[0])
     bad: list[tuple[int, Any]] = [
         (fold.version, {"type": "commit", "card": not_held}),
@@ -118,9 +115,9 @@ def test_refused_moves_change_nothing(any_settings: Settings, stores: list[Event
         with pytest.raises(Problem) as refused:
             service.move(player, fold.id, version, move, uuid.uuid4().hex)
         assert refused.value.status in (409, 422)
-    assert _versions(store, fold.id) == before
+    assert stored_versions(store, fold.id) == before
     stranger, _ = Players(store).register("stranger")
     with pytest.raises(Problem) as refused:
         service.move(stranger, fold.id, fold.version, {"type": "draw"}, "x")
     assert refused.value.status == 403
-    assert _versions(store, fold.id) == before
+    assert stored_versions(store, fold.id) == before

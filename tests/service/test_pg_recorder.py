@@ -6,22 +6,13 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from eventsourcing.persistence import RecordConflictError
 
 from service.pg_recorder import LockedFunctionRecorder
-from service.settings import Settings
-from service.store import EventStoreApp, open_store
+from service.store import EventStoreApp
 from tests.support.events import bare_event
-
-
-@pytest.fixture
-def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
-    opened = open_store(pg_settings)
-    yield opened
-    opened.close()
 
 
 def test_a_save_is_all_or_nothing_and_a_taken_version_is_refused(store: EventStoreApp) -> None:
