@@ -1,7 +1,8 @@
 """Group commit on the event loop (Postgres): saves with no worker thread in between.
 
-A move whose game is in memory is decided on the event loop (see GameService.move_on_loop)
-and saved here: one task writes everything queued while the previous write was in flight,
+A move, a new game or a join whose game is in memory is decided on the event loop (see
+GameService._on_loop) and saved here: one task writes everything queued while the previous
+write was in flight,
 in one transaction, over one async connection of its own. One connection loses nothing,
 since the table lock lets only one transaction insert at a time anyway, and keeping it hot
 (one server process, its statement prepared) makes a lone save cheaper than from the pool.
