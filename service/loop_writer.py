@@ -2,10 +2,10 @@
 
 A move, a new game or a join whose game is in memory is decided on the event loop (see
 GameService._on_loop) and saved here: one task writes everything queued while the previous
-write was in flight,
-in one transaction, over one async connection of its own. One connection loses nothing,
-since the table lock lets only one transaction insert at a time anyway, and keeping it hot
-(one server process, its statement prepared) makes a lone save cheaper than from the pool.
+write was in flight, in one transaction, over one async connection of its own. One
+connection loses nothing, since the table lock lets only one transaction insert at a time
+anyway, and keeping it hot (one server process, its statement prepared) makes a lone save
+cheaper than from the pool.
 
 A batch that meets a version conflict is retried request by request, as in GroupCommit, so
 only the stale request hears of it. A lost connection is replaced and the write retried with
