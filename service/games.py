@@ -97,7 +97,7 @@ class GameService:
     def __init__(self, store: EventStoreApp) -> None:
         self.store = store
         self.writer = GroupCommit(store)
-        # Postgres only: moves decided on the event loop are saved there (move_on_loop).
+        # Postgres only: writes decided on the event loop are saved there (`_on_loop`).
         pg = isinstance(store.recorder, LockedFunctionRecorder)
         self.loop_writer = LoopWriter(store) if pg else None
         self._cache: OrderedDict[UUID, Fold] = OrderedDict()
@@ -447,11 +447,11 @@ class GameService:
             "move_applied",
             game_id=str(new.id),
             version=new.version,
-            seat=step.seat,
+            seat=seat,
             events=len(step.appended),
             ms=round((time.perf_counter() - started) * 1000, 2),
         )
-        events = [self._visible(new, step.seat, e) for e in step.appended]
+        events = [self._visible(new, seat, e) for e in step.appended]
         return MoveAnswer(new.version, events, new.awaiting(), new.status)
 
     def _answer_again(self, fold: Fold, again: _Again) -> MoveAnswer:

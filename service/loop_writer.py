@@ -78,8 +78,9 @@ class LoopWriter:
         self._queue.append(pending)
         if self._drainer is None:
             self._drainer = asyncio.create_task(self._drain())
-        # The write goes on even if this request is cancelled: a commit must not be cut off.
-        await asyncio.shield(pending.future)
+        # The drainer writes it even if this caller is cancelled meanwhile (it then skips
+        # settling the cancelled future): a commit is never cut off halfway.
+        await pending.future
 
     async def close(self) -> None:
         if self._drainer is not None:

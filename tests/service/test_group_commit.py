@@ -10,7 +10,7 @@ from eventsourcing.persistence import RecordConflictError
 
 from service.group_commit import GroupCommit, _Pending
 from service.store import EventStoreApp, Recorded
-from tests.support.events import bare_event
+from tests.support.events import bare_event, stored_versions
 
 
 def _event(stream: uuid.UUID, version: int) -> Recorded:
@@ -33,8 +33,7 @@ def test_concurrent_saves_share_transactions_and_all_land(store: EventStoreApp) 
     for t in threads:
         t.join()
     for stream in streams:
-        versions = [r.originator_version for r in store.recorder.select_events(stream)]
-        assert versions == list(range(1, 31))
+        assert stored_versions(store, stream) == list(range(1, 31))
     assert writer.transactions < 16 * 30
 
 
