@@ -18,12 +18,26 @@ import msgspec
 from domain.contract import RuleError
 from domain.randomness import rng_for
 from domain.registry import get as get_game
+from service import clocks, lifecycle
 from service.chain import FORMAT, GENESIS, LINE_FIELDS, line_hash
-from service.fold import GAME_CREATED, GAME_FINISHED, SEAT_TAKEN, Fold, new_fold
+from service.fold import (
+    ENDINGS,
+    GAME_ABORTED,
+    GAME_CREATED,
+    GAME_FINISHED,
+    SEAT_FORFEITED,
+    SEAT_LEFT,
+    SEAT_TAKEN,
+    SERVICE_EVENTS,
+    TIMED_OUT,
+    Fold,
+    new_fold,
+)
 from service.store import EventStoreApp
 
 _decode = msgspec.json.Decoder()
 STORED_FIELDS = {*LINE_FIELDS, "hash"} - {"version"}  # a Recorded event's stored keys
+TIMED_FIELDS = STORED_FIELDS | {"clock"}  # ... of a timed decision's first event
 
 
 class Report(msgspec.Struct, kw_only=True):
@@ -50,8 +64,11 @@ def stored_lines(store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
             body = {}
         line = {field: body.get(field) for field in LINE_FIELDS}
         line["version"] = record.originator_version
+        if "clock" in body:
+            line["clock"] = body["clock"]
         # A renamed key reads as null: the record is damaged even where the value was null.
-        line["hash"] = body.get("hash") if set(body) == STORED_FIELDS else None
+        intact = set(body) in (STORED_FIELDS, TIMED_FIELDS)
+        line["hash"] = body.get("hash") if intact else None
         lines.append(line)
     return lines
 
@@ -70,9 +87,9 @@ def export_lines(
         "seed_commitment": created.get("seed_commitment"),
     }
     yield from lines
-    last = lines[-1]
-    if last.get("type") == GAME_FINISHED:
-        yield {"seed": seed, "result": (last.get("data") or {}).get("result")}
+    ending = next((line for line in lines if line.get("type") in ENDINGS), None)
+    if ending is not None:
+        yield {"seed": seed, "result": (ending.get("data") or {}).get("result")}
 
 
 def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
@@ -142,8 +159,9 @@ def _first_broken(events: list[dict[str, Any]]) -> int | None:
 def _reexecute(
     header: dict[str, Any], events: list[dict[str, Any]], seed: bytes
 ) -> tuple[int, str] | None:
-    """Run the rules again over the recorded commands; (version, how) of the first
-    difference, or None when every event is reproduced."""
+    """Run the rules again over the recorded commands, and the lifecycle over the service's
+    own events (seats, clocks, forfeits, the end); (version, how) of the first difference,
+    or None when every event is reproduced."""
     game = get_game(str(header.get("game")))
     if game is None:
         return 1, f"unknown game {header.get('game')!r}"
@@ -154,56 +172,120 @@ def _reexecute(
         if created.get(field) != header.get(field):
             return 1, f"game_created {field} differs from the header"
     try:
-        options = msgspec.convert(header["options"], game.options_type)
-        seats = int(header["seats"])
-        state = game.initial(options, seats)
-    except (msgspec.ValidationError, TypeError, ValueError, RuleError) as error:
+        fold = new_fold(UUID(int=0), _as_recorded(events[0]))
+    except (msgspec.ValidationError, TypeError, ValueError, KeyError, RuleError) as error:
         return 1, f"bad options: {error}"
-    taken: set[int] = set()
     i = 1
     while i < len(events):
         line = events[i]
         version = line.get("version", i + 1)
         kind = line.get("type")
         try:
-            if kind == SEAT_TAKEN:
-                taken.add(int((line.get("data") or {}).get("seat", -1)))
+            if fold.over:
+                if kind in ENDINGS or kind not in SERVICE_EVENTS or fold.aborted:
+                    return version, "events after the end"
+                fold.apply(_as_recorded(line))  # a rematch's offer and answers
                 i += 1
-                if len(taken) == seats:
-                    expected = game.setup(options, seats, rng_for(seed, version))
-                    how = _compare(expected, events[i:], "system", None)
-                    if how is not None:
-                        return how
-                    for event in expected:
-                        state = game.evolve(state, event)
+                continue
+            if kind in SERVICE_EVENTS:
+                how = _lifecycle_differs(fold, line, seed)
+                if how is not None:
+                    return version, how
+                fold.apply(_as_recorded(line))
+                i += 1
+                if kind == SEAT_TAKEN and not fold.free_seats():
+                    expected = game.setup(fold.options, fold.seats, rng_for(seed, version))
+                    how2 = _replayed(fold, expected, events[i:], "system", None)
+                    if how2 is not None:
+                        return how2
                     i += len(expected)
                 continue
-            if kind == GAME_FINISHED:
-                result = game.result(state)
-                recorded = (line.get("data") or {}).get("result")
-                if result is None or msgspec.to_builtins(result) != recorded:
-                    return version, "game_finished does not match the rules' result"
-                if (line.get("data") or {}).get("seed") != seed.hex():
-                    return version, "game_finished reveals another seed"
-                return None if i == len(events) - 1 else (version + 1, "events after the end")
             seat = line.get("seat")
             if not isinstance(seat, int) or line.get("command") is None:
                 return version, f"{kind} has no command to re-run"
-            command = msgspec.convert(line["command"], game.command_type)
-            expected = game.decide(state, seat, command, rng_for(seed, version - 1))
-            how = _compare(expected, events[i:], seat, line["command"])
+            how = _timing_differs(fold, seat, line)
             if how is not None:
-                return how
-            for event in expected:
-                state = game.evolve(state, event)
+                return version, how
+            command = msgspec.convert(line["command"], game.command_type)
+            expected = game.decide(fold.state, seat, command, rng_for(seed, version - 1))
+            how2 = _replayed(fold, expected, events[i:], seat, line["command"])
+            if how2 is not None:
+                return how2
             i += len(expected)
         except RuleError as error:
             return version, f"the rules refuse the recorded command: {error.code}"
         except (msgspec.ValidationError, KeyError, TypeError, ValueError) as error:
             return version, f"unreadable event: {error}"
-    if game.result(state) is not None:
+    if not fold.over and _final(fold) is not None:
         return len(events), "the game ended but no game_finished was recorded"
     return None
+
+
+def _final(fold: Fold) -> Any:
+    """The result the service must record now, if the game is over (lifecycle.py)."""
+    result = fold.game.result(fold.state) if fold.started else None
+    if result is not None:
+        return msgspec.to_builtins(lifecycle.final_result(result, fold.forfeited))
+    if lifecycle.ends_by_forfeit(fold.seats, fold.forfeited):
+        return msgspec.to_builtins(lifecycle.forfeit_result(fold.seats, fold.forfeited))
+    return None
+
+
+def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | None:
+    """Whether one of the service's own events could not have been written here."""
+    kind, data = line.get("type"), line.get("data") or {}
+    if kind == GAME_FINISHED:
+        final = _final(fold)
+        if final is None or data.get("result") != final:
+            return "game_finished does not match the rules' result"
+        if data.get("seed") != seed.hex():
+            return "game_finished reveals another seed"
+    elif kind == GAME_ABORTED:
+        if fold.decided:
+            return "game_aborted after a player's decision"
+        if data.get("seed") != seed.hex():
+            return "game_aborted reveals another seed"
+    elif kind == TIMED_OUT:
+        seat = data.get("seat")
+        deadline = fold.clock.deadline(seat) if fold.clock and isinstance(seat, int) else None
+        if deadline is None:
+            return "timed_out for a seat whose clock did not run"
+        if data.get("deadline") != clocks.stamp(deadline):
+            return "timed_out names another deadline than the clock's"
+        if clocks.micros(str(line.get("at"))) < deadline:
+            return "timed_out before its deadline"
+    elif kind == SEAT_FORFEITED:
+        if not fold.started or data.get("seat") in fold.forfeited:
+            return "seat_forfeited where no seat can forfeit"
+    elif kind in (SEAT_TAKEN, SEAT_LEFT) and fold.started:
+        return f"{kind} after the game started"
+    return None
+
+
+def _timing_differs(fold: Fold, seat: int, line: dict[str, Any]) -> str | None:
+    """A decision's recorded clock against the clock folded so far: the same time used,
+    and no decision after its seat's deadline (that would be a missed timeout)."""
+    clock = fold.clock
+    if clock is None or seat not in clock.since:
+        return None if line.get("clock") is None else "a clock recorded where none ran"
+    at = str(line.get("at"))
+    if line.get("clock") != clock.charged(seat, at):
+        return "the recorded clock differs from the time stamps"
+    deadline = clock.deadline(seat)
+    if deadline is not None and clocks.micros(at) > deadline:
+        return f"a decision after its deadline {clocks.stamp(deadline)} (a missed timeout)"
+    return None
+
+
+def _replayed(
+    fold: Fold, expected: list[Any], recorded: list[dict[str, Any]], seat: Any, command: Any
+) -> tuple[int, str] | None:
+    """Compare re-run events with the recorded lines, then fold them."""
+    how = _compare(expected, recorded, seat, command)
+    if how is None:
+        for event, line in zip(expected, recorded, strict=False):
+            fold.apply(_as_recorded(line), event)
+    return how
 
 
 def _compare(
@@ -227,6 +309,6 @@ def _as_recorded(line: dict[str, Any]) -> Any:
         originator_version=line["version"],
         **{
             k: line.get(k)
-            for k in ("type", "seat", "at", "command", "idempotency_key", "data", "hash")
+            for k in ("type", "seat", "at", "command", "idempotency_key", "data", "hash", "clock")
         },
     )

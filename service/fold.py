@@ -13,11 +13,33 @@ import msgspec
 
 from domain.contract import Game, Result
 from domain.registry import get as get_game
+from service.clocks import Clock
 
 GAME_CREATED = "game_created"
 SEAT_TAKEN = "seat_taken"
+SEAT_LEFT = "seat_left"  # an open game's seat is free again
+TIMED_OUT = "timed_out"  # a seat's deadline passed (the timekeeper)
+SEAT_FORFEITED = "seat_forfeited"  # a seat resigned or timed out for good: a bot plays it
 GAME_FINISHED = "game_finished"
-SERVICE_EVENTS = frozenset({GAME_CREATED, SEAT_TAKEN, GAME_FINISHED})
+GAME_ABORTED = "game_aborted"  # cancelled before the first decision: no result
+REMATCH_OFFERED = "rematch_offered"
+REMATCH_ACCEPTED = "rematch_accepted"
+# The service's own events: the rules never see them.
+SERVICE_EVENTS = frozenset(
+    {
+        GAME_CREATED,
+        SEAT_TAKEN,
+        SEAT_LEFT,
+        TIMED_OUT,
+        SEAT_FORFEITED,
+        GAME_FINISHED,
+        GAME_ABORTED,
+        REMATCH_OFFERED,
+        REMATCH_ACCEPTED,
+    }
+)
+# Events that end a game (its seed is revealed in them).
+ENDINGS = frozenset({GAME_FINISHED, GAME_ABORTED})
 SYSTEM = "system"
 # What a damaged stored record raises when it is decoded or folded (msgspec's errors are
 # ValueErrors): damage to one game, refused or skipped as such, never a server fault.
@@ -58,12 +80,30 @@ class Fold:
     result: Result | None = None
     batches: dict[tuple[int, str], Batch] = field(default_factory=dict)
     open_batch: tuple[int, str] | None = None
+    # The lifecycle (service/lifecycle.py): clocks, forfeits, abort, rematch.
+    clock_spec: dict[str, Any] | None = None
+    on_timeout: str | None = None
+    clock: Clock | None = None
+    forfeited: dict[int, str] = field(default_factory=dict)  # seat -> "resigned" | "timed_out"
+    aborted: bool = False
+    decided: bool = False  # a seated player made a decision (no abort after that)
+    reserved: list[str | None] = field(default_factory=list)  # a rematch's seats, by player
+    rematch_of: str | None = None
+    rematch: str | None = None  # the rematch offered after this game
+    rematch_accepted: frozenset[int] = frozenset()  # seats in it (its offerer's too)
 
     @property
     def status(self) -> str:
+        if self.aborted:
+            return "aborted"
         if self.result is not None:
             return "finished"
         return "active" if self.started else "open"
+
+    @property
+    def over(self) -> bool:
+        """Finished or aborted: nothing more is played."""
+        return self.aborted or self.result is not None
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -77,7 +117,11 @@ class Fold:
         return [s for s, pid in enumerate(self.players) if pid is None and s not in self.bots]
 
     def awaiting(self) -> list[int]:
-        return [] if not self.started or self.result else self.game.awaiting(self.state)
+        return [] if not self.started or self.over else self.game.awaiting(self.state)
+
+    def timed_seats(self) -> list[int]:
+        """Awaited seats whose clock runs: those people play (bots never wait)."""
+        return [s for s in self.awaiting() if s not in self.bots]
 
     def decode(self, type_: str, data: Any) -> Any:
         """A stored domain event back to the game's own Struct."""
@@ -87,20 +131,17 @@ class Fold:
         """A new fold with `events` (stored `Recorded` envelopes) applied."""
         new = copy.copy(self)
         new.players, new.names, new.bots = list(self.players), list(self.names), dict(self.bots)
-        new.batches = dict(self.batches)
+        new.batches, new.forfeited = dict(self.batches), dict(self.forfeited)
+        new.clock = self.clock.copy() if self.clock is not None else None
         if clone and self.state is not None:
             new.state = self.game.clone(self.state)
         for event in events:
-            new._apply(event)
+            new.apply(event)
         return new
 
-    def _apply_decided(self, events: list[Any], state: Any) -> None:
-        """Apply envelopes whose rules state the caller already evolved to `state`."""
-        for event in events:
-            self._apply(event, evolve=False)
-        self.state = state
-
-    def _apply(self, e: Any, evolve: bool = True) -> None:
+    def apply(self, e: Any, decided: Any = None) -> None:
+        """Apply one stored envelope. `decided` is its rules event when the caller already
+        has it (a write being decided): no decoding then."""
         if e.originator_version != self.version + 1:
             raise ValueError(f"game {self.id}: version {e.originator_version} after {self.version}")
         self.version = e.originator_version
@@ -108,18 +149,43 @@ class Fold:
         self.last_at = e.at
         if e.idempotency_key is not None:
             self._record_batch(e)
-        if e.type == SEAT_TAKEN:
-            seat = e.data["seat"]
-            self.players[seat] = e.data.get("player")
-            self.names[seat] = e.data.get("name")
-            if e.data.get("bot"):
-                self.bots[seat] = e.data["bot"]
-        elif e.type == GAME_FINISHED:
-            self.result = msgspec.convert(e.data["result"], Result)
-        elif e.type != GAME_CREATED:
+        if e.type in SERVICE_EVENTS:
+            self._apply_service(e.type, e.data)
+        else:
             self.started = True
-            if evolve:
-                self.state = self.game.evolve(self.state, self.decode(e.type, e.data))
+            event = decided if decided is not None else self.decode(e.type, e.data)
+            self.state = self.game.evolve(self.state, event)
+            if isinstance(e.seat, int) and e.command is not None and e.seat not in self.bots:
+                self.decided = True
+        if self.clock is not None:
+            if getattr(e, "clock", None) is not None and isinstance(e.seat, int):
+                self.clock.decided(e.seat, e.at)
+            self.clock.observe(e.at, self.timed_seats())
+
+    def _apply_service(self, type_: str, data: Any) -> None:
+        if type_ == SEAT_TAKEN:
+            seat = data["seat"]
+            self.players[seat] = data.get("player")
+            self.names[seat] = data.get("name")
+            if data.get("bot"):
+                self.bots[seat] = data["bot"]
+        elif type_ == SEAT_LEFT:
+            self.players[data["seat"]] = self.names[data["seat"]] = None
+        elif type_ == TIMED_OUT:
+            if self.clock is not None:
+                self.clock.timed_out(data["seat"])
+        elif type_ == SEAT_FORFEITED:
+            self.forfeited[data["seat"]] = data["reason"]
+            self.bots[data["seat"]] = data["bot"]
+        elif type_ == GAME_FINISHED:
+            self.result = msgspec.convert(data["result"], Result)
+        elif type_ == GAME_ABORTED:
+            self.aborted = True
+        elif type_ == REMATCH_OFFERED:  # its offerer has accepted it too
+            self.rematch = data["game"]
+            self.rematch_accepted = self.rematch_accepted | {data["by"]}
+        elif type_ == REMATCH_ACCEPTED:
+            self.rematch_accepted = self.rematch_accepted | {data["seat"]}
 
     def _record_batch(self, e: Any) -> None:
         """Events appended by one request share its key, contiguously from the requester's."""
@@ -143,6 +209,7 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
         raise LookupError(f"game type {data['game']!r} is not registered")
     options = msgspec.convert(data["options"], game.options_type)
     seats = data["seats"]
+    clock = data.get("clock")
     fold = Fold(
         id=game_id,
         game=game,
@@ -154,6 +221,11 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
         players=[None] * seats,
         names=[None] * seats,
         state=game.initial(options, seats),
+        clock_spec=clock,
+        on_timeout=data.get("on_timeout"),
+        clock=Clock(clock, seats) if clock is not None else None,
+        reserved=list(data.get("reserved") or []),
+        rematch_of=data.get("rematch_of"),
     )
     fold.version = created.originator_version
     fold.last_hash = created.hash

@@ -34,13 +34,21 @@ from domain.contract import Game, RuleError, random_bot
 from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
 from domain.registry import get as get_game
+from service import clocks, lifecycle
 from service.chain import GENESIS, line_hash, now_text
-from service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from service.errors import Conflict, Forbidden, NotFound, Problem, Unprocessable
 from service.fold import (
+    GAME_ABORTED,
     GAME_CREATED,
     GAME_FINISHED,
+    REMATCH_ACCEPTED,
+    REMATCH_OFFERED,
+    SEAT_FORFEITED,
+    SEAT_LEFT,
     SEAT_TAKEN,
+    SERVICE_EVENTS,
     SYSTEM,
+    TIMED_OUT,
     UNREADABLE,
     Batch,
     Fold,
@@ -86,6 +94,26 @@ class _Decided:
 
 
 @dataclass(frozen=True)
+class Note:
+    """One of the service's own events (SERVICE_EVENTS), to record among a write's events."""
+
+    type: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """A bot named `bot` decides for `seat` now (a seat whose time ran out)."""
+
+    seat: int
+    bot: str
+
+
+# What a write records, in order: (who acted, the command, its events), or a bot's turn.
+Step = tuple[int | str, Any, list[Any]] | BotTurn
+
+
+@dataclass(frozen=True)
 class _Again:
     """A retry of an applied move (same seat, key, move and expected version)."""
 
@@ -94,8 +122,9 @@ class _Again:
 
 
 class GameService:
-    def __init__(self, store: EventStoreApp) -> None:
+    def __init__(self, store: EventStoreApp, now: Callable[[], str] = now_text) -> None:
         self.store = store
+        self.now = now  # the server's time as an `at` stamp (tests inject a fake clock)
         self.writer = GroupCommit(store)
         # Postgres only: writes decided on the event loop are saved there (`_on_loop`).
         pg = isinstance(store.recorder, LockedFunctionRecorder)
@@ -124,9 +153,11 @@ class GameService:
         options: dict[str, Any],
         bots: dict[int, str],
         seat: int | None = None,
+        clock: dict[str, Any] | None = None,
+        on_timeout: str | None = None,
     ) -> Fold:
         """A new game; `seat` seats its creator in the same save."""
-        step = self._new_game(creator, name, seats, options, bots, seat)
+        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout)
         if not self._saved(step):
             raise Conflict("busy", "the game could not be saved; try again")
         return self._created(step)
@@ -139,10 +170,12 @@ class GameService:
         options: dict[str, Any],
         bots: dict[int, str],
         seat: int | None = None,
+        clock: dict[str, Any] | None = None,
+        on_timeout: str | None = None,
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
-        step = self._new_game(creator, name, seats, options, bots, seat)
+        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout)
         if not self.loop_writer.takes(step.appended):
             return None
         created = await self._saved_on_loop(step, self._created)
@@ -201,6 +234,140 @@ class GameService:
             return step if isinstance(step, _Decided) else None  # a retry reads the store
 
         return await self._on_loop(game_id, decide, lambda step: self._applied(step, started))
+
+    # ---- the lifecycle: timeouts, resignation, abort, leave, rematch ---------------------
+    # Each is a write like a move (the same expected-version rule decides a race): decided
+    # on the fold fresh from the store, in a worker thread, retried after a conflict.
+
+    def time_out(self, game_id: UUID) -> Fold | None:
+        """(The timekeeper) time out the seat whose deadline passed first, and apply the
+        game's policy: a bot decides for it, or it forfeits. None when none is due now (a
+        move, or another timekeeper, came first)."""
+        return self._lifecycle(game_id, None, self._timeout_steps)
+
+    def resign(self, player: Player, game_id: UUID) -> Fold:
+        """The caller's seat forfeits: it ranks last, and a bot plays it out (a two-seat
+        game ends at once)."""
+        return self._must(self._lifecycle(game_id, player, _resign_steps))
+
+    def abort(self, player: Player, game_id: UUID) -> Fold:
+        """The creator cancels a game before any player's decision: no result."""
+        return self._must(self._lifecycle(game_id, player, _abort_steps))
+
+    def leave(self, player: Player, game_id: UUID) -> Fold:
+        """The caller gives up its seat in a game that has not started."""
+        return self._must(self._lifecycle(game_id, player, _leave_steps))
+
+    def next_deadline(self, fold: Fold) -> int | None:
+        """When the game's first running clock runs out (us), if any runs."""
+        if fold.clock is None or fold.over:
+            return None
+        deadlines = [d for s in fold.clock.since if (d := fold.clock.deadline(s)) is not None]
+        return min(deadlines, default=None)
+
+    def _timeout_steps(
+        self, fold: Fold, player: Player | None, at: str, seed: bytes
+    ) -> list[Step] | None:
+        deadline = self.next_deadline(fold)
+        if deadline is None or deadline > clocks.micros(at):
+            return None
+        assert fold.clock is not None
+        seat = min(fold.clock.since, key=lambda s: (fold.clock.deadline(s), s))  # type: ignore[union-attr]
+        timed_out = Note(TIMED_OUT, {"seat": seat, "deadline": clocks.stamp(deadline)})
+        steps: list[Step] = [(SYSTEM, None, [timed_out])]
+        policy = fold.on_timeout or clocks.DEFAULT_POLICY
+        if policy == "forfeit":
+            steps.append((SYSTEM, None, [_forfeit(seat, "timed_out")]))
+        else:
+            steps.append(BotTurn(seat, policy.removeprefix("bot:")))
+        log.info("timed_out", game_id=str(fold.id), seat=seat, policy=policy)
+        return steps
+
+    def _lifecycle(
+        self,
+        game_id: UUID,
+        player: Player | None,
+        steps_for: Callable[[Fold, Player | None, str, bytes], list[Step] | None],
+    ) -> Fold | None:
+        with self._lock(game_id):
+            for _ in range(5):
+                fold = self._fresh(game_id)
+                at = self.now()
+                seed = self._seed(game_id)
+                steps = steps_for(fold, player, at, seed)
+                if steps is None:
+                    return None
+                new, appended = self._play(fold, seed, None, at, steps)
+                if self._saved(_Decided(new, appended, None)):
+                    self._remember(new)
+                    self._committed(new)
+                    log.info("lifecycle", game_id=str(game_id), first=appended[0].type, events=len(appended))
+                    return new
+        raise Conflict("busy", "the game changed too often; try again")
+
+    @staticmethod
+    def _must(fold: Fold | None) -> Fold:
+        assert fold is not None, "a player's lifecycle write refuses or writes"
+        return fold
+
+    def rematch(self, player: Player, game_id: UUID) -> Fold:
+        """Offer a rematch of a finished game, or accept the one offered: the same game,
+        options and clock, each player one seat earlier (lifecycle.rematch_seat), bots
+        seated at once; it starts when every player has accepted. Returns the new game."""
+        with self._lock(game_id):
+            for _ in range(5):
+                old = self._fresh(game_id)
+                seat = old.seat_of(player.id)
+                if seat is None:
+                    raise Forbidden("not_seated", "only the game's players ask for its rematch")
+                if old.result is None:
+                    raise Conflict("game_not_finished", "only a finished game has a rematch")
+                at = self.now()
+                marked = old.advance([], clone=False)
+                if old.rematch is None:
+                    step = self._offer(old, player, seat)
+                    offer = {"game": str(step.new.id), "by": seat}
+                    mark = self._append(marked, REMATCH_OFFERED, seat, offer, at)
+                elif seat in old.rematch_accepted:
+                    return self._fresh(UUID(old.rematch))
+                else:
+                    with self._lock(UUID(old.rematch)):
+                        rematch = self._fresh(UUID(old.rematch))
+                        taking = lifecycle.rematch_seat(seat, old.seats)
+                        step = self._seating(rematch, player, taking)
+                        answer = {"seat": seat, "game": old.rematch}
+                        mark = self._append(marked, REMATCH_ACCEPTED, seat, answer, at)
+                if self._saved(_Decided(step.new, [*step.appended, mark], None)):
+                    for fold in (marked, step.new):
+                        self._remember(fold)
+                        self._committed(fold)
+                    if step.seed is not None:
+                        self._seeds[step.new.id] = step.seed
+                    return step.new
+        raise Conflict("busy", "the game changed too often; try again")
+
+    def _offer(self, old: Fold, player: Player, seat: int) -> _Decided:
+        """The rematch's new game, its offerer seated."""
+        rotate = lifecycle.rematch_seat
+        reserved: list[str | None] = [None] * old.seats
+        bots: dict[int, str] = {}
+        for s in range(old.seats):
+            if old.players[s] is None:
+                bots[rotate(s, old.seats)] = old.bots[s]
+            else:
+                reserved[rotate(s, old.seats)] = old.players[s]
+        extra = {"rematch_of": str(old.id), "reserved": reserved}
+        return self._new_game(
+            player,
+            old.game.name,
+            old.seats,
+            msgspec.to_builtins(old.options),
+            bots,
+            rotate(seat, old.seats),
+            old.clock_spec,
+            old.on_timeout,
+            extra,
+        )
 
     async def _on_loop(
         self,
@@ -284,7 +451,12 @@ class GameService:
         options: dict[str, Any],
         bots: dict[int, str],
         seat: int | None,
+        clock: dict[str, Any] | None = None,
+        on_timeout: str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> _Decided:
+        """A new game's events: created, bots seated, the creator seated (`seat`), started
+        when full. `extra` adds to `game_created` (a rematch's links and reserved seats)."""
         game = get_game(name)
         if game is None:
             raise Unprocessable("unknown_game", f"no game named {name!r}; see /v1/game-types")
@@ -293,6 +465,7 @@ class GameService:
                 "invalid_seats", f"{name} seats {game.min_players}-{game.max_players} players"
             )
         parsed = _options(game, options, seats)
+        clock, on_timeout = clocks.parse(clock, on_timeout)
         for bot_seat, bot in bots.items():
             if not 0 <= bot_seat < seats:
                 raise Unprocessable("invalid_bot_seat", f"seat {bot_seat} is not in 0..{seats - 1}")
@@ -300,6 +473,7 @@ class GameService:
                 raise Unprocessable("unknown_bot", f"{name} has no bot {bot!r}")
         game_id = uuid.uuid4()
         seed = secrets.token_bytes(32)
+        at = self.now()
         data = {
             "game": name,
             "options": msgspec.to_builtins(parsed),
@@ -307,26 +481,29 @@ class GameService:
             "seed_commitment": commitment(seed),
             "created_by": creator.id,
         }
-        created = _recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data)
+        if clock is not None:
+            data |= {"clock": clock, "on_timeout": on_timeout}
+        data |= extra or {}
+        created = _recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data, at)
         fold = new_fold(game_id, created)
-        seated: list[Recorded] = []
+        appended: list[Any] = [
+            SeedKept(
+                originator_id=seed_stream(game_id),
+                originator_version=1,
+                timestamp=SeedKept.create_timestamp(),
+                seed=seed.hex(),
+            ),
+            created,
+        ]
         for bot_seat, bot in sorted(bots.items()):
             taken = {"seat": bot_seat, "player": None, "name": f"{bot} bot", "bot": bot}
-            seated.append(self._next(fold, seated, SEAT_TAKEN, bot_seat, None, None, taken))
-        fold = fold.advance(seated, clone=False)
-        kept = SeedKept(
-            originator_id=seed_stream(game_id),
-            originator_version=1,
-            timestamp=SeedKept.create_timestamp(),
-            seed=seed.hex(),
-        )
-        appended: list[Any] = [kept, created, *seated]
+            appended.append(self._append(fold, SEAT_TAKEN, bot_seat, taken, at))
         if seat is not None:  # the creator's seat, checked as a join would be
             step = self._seating(fold, creator, seat, seed)
             fold = step.new
             appended += step.appended
         elif not fold.free_seats():
-            fold, more = self._start(fold, seed, None)
+            fold, more = self._start(fold, seed, None, at)
             appended += more
         return _Decided(fold, appended, seat, seed)
 
@@ -348,24 +525,30 @@ class GameService:
     def _seating(
         self, fold: Fold, player: Player, seat: int | None, seed: bytes | None = None
     ) -> _Decided:
-        """`player` takes `seat` (the first free one if None); the game starts when full."""
+        """`player` takes `seat` (the first free one if None); the game starts when full.
+        A rematch's seats are reserved for the players of the game before."""
         if fold.status != "open":
             raise Conflict("game_not_open", "the game has already started")
         if fold.seat_of(player.id) is not None:
             raise Conflict("already_seated", "you already hold a seat in this game")
         free = fold.free_seats()
+        mine = [s for s in free if s < len(fold.reserved) and fold.reserved[s] == player.id]
+        if fold.reserved and not mine:
+            raise Forbidden("seat_reserved", "this rematch's seats are reserved for its players")
         if seat is None:
-            seat = free[0]
+            seat = mine[0] if mine else free[0]
         elif not 0 <= seat < fold.seats:
             raise Unprocessable("invalid_seat", f"seat must be in 0..{fold.seats - 1}")
         elif seat not in free:
             raise Conflict("seat_taken", f"seat {seat} is taken")
+        elif fold.reserved and seat not in mine:
+            raise Forbidden("seat_reserved", f"seat {seat} is reserved for another player")
+        at = self.now()
         taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
-        event = self._next(fold, [], SEAT_TAKEN, seat, None, None, taken)
-        new = fold.advance([event], clone=False)
-        appended = [event]
+        new = fold.advance([], clone=False)
+        appended = [self._append(new, SEAT_TAKEN, seat, taken, at)]
         if not new.free_seats():
-            new, more = self._start(new, seed or self._seed(fold.id), None)
+            new, more = self._start(new, seed or self._seed(fold.id), None, at)
             appended += more
         return _Decided(new, appended, seat)
 
@@ -413,12 +596,12 @@ class GameService:
                 f"expected_version {expected_version} but the game is at {fold.version}",
                 version=fold.version,
             )
-        if fold.status == "finished":
-            raise Unprocessable("illegal_move.game_over", "the game is over")
-        if fold.status == "open":
+        at = self.now()
+        refusal = _not_playable(fold, seat, at)
+        if refusal is not None:
             if not fresh:
                 return None
-            raise Unprocessable("illegal_move.not_started", "the game has not started")
+            raise refusal
         seed = seed or self._seed(fold.id)
         try:
             outcome = fold.game.decide(fold.state, seat, command, rng_for(seed, fold.version))
@@ -433,7 +616,7 @@ class GameService:
             raise Unprocessable(
                 "illegal_move.not_understood", "the rules could not process this move"
             ) from None
-        new, appended = self._play(fold, seed, seat, recorded_command, key, outcome)
+        new, appended = self._play(fold, seed, key, at, [(seat, recorded_command, outcome)])
         return _Decided(new, appended, seat)
 
     def _applied(self, step: _Decided, started: float) -> MoveAnswer:
@@ -517,67 +700,90 @@ class GameService:
 
     # ---- internals ----------------------------------------------------------------------
 
-    def _start(self, fold: Fold, seed: bytes, key: str | None) -> tuple[Fold, list[Recorded]]:
+    def _start(
+        self, fold: Fold, seed: bytes, key: str | None, at: str
+    ) -> tuple[Fold, list[Recorded]]:
         """All seats are filled: the setup events, then whatever bots must play first."""
         setup = fold.game.setup(fold.options, fold.seats, rng_for(seed, fold.version))
-        return self._play(fold, seed, None, None, key, setup)
+        return self._play(fold, seed, key, at, [(SYSTEM, None, setup)])
 
     def _play(
-        self,
-        fold: Fold,
-        seed: bytes,
-        seat: int | None,
-        command: Any,
-        key: str | None,
-        outcome: list[Any],
+        self, fold: Fold, seed: bytes, key: str | None, at: str, steps: list[Step]
     ) -> tuple[Fold, list[Recorded]]:
-        """Record `outcome` (the events of one command, or of the setup when `seat` is None),
-        then let bots move while they are awaited, then close a finished game."""
+        """Record `steps` (all stamped `at`), then let bots move while they are awaited,
+        then close a game the rules (or a forfeit) ended. Returns the new fold and the
+        events to save; `fold` itself is left as it was."""
+        new = fold.advance([])
         appended: list[Recorded] = []
-        state = fold.game.clone(fold.state)
-        actor: int | str = SYSTEM if seat is None else seat
-        while True:
-            for event in outcome:
-                data = msgspec.to_builtins(event)
-                type_ = data.pop("type")
-                appended.append(self._next(fold, appended, type_, actor, command, key, data))
-                state = fold.game.evolve(state, event)
-            if fold.game.result(state) is not None:
-                break
-            bot_seat = next((s for s in fold.game.awaiting(state) if s in fold.bots), None)
+
+        def record(actor: int | str, command: Any, events: list[Any]) -> None:
+            for i, event in enumerate(events):
+                if isinstance(event, Note):
+                    type_, data, decided = event.type, event.data, None
+                else:
+                    data = msgspec.to_builtins(event)
+                    type_, decided = data.pop("type"), event
+                timing = None  # a timed decision's first event records its clock
+                running = new.clock is not None and actor in new.clock.since
+                if i == 0 and command is not None and running:
+                    assert new.clock is not None and isinstance(actor, int)
+                    timing = new.clock.charged(actor, at)
+                e = _recorded(
+                    new.id, new.version + 1, new.last_hash, type_, actor, command, key, data, at,
+                    timing,
+                )  # fmt: skip
+                appended.append(e)
+                new.apply(e, decided)
+
+        def bot_turn(seat: int, name: str) -> None:
+            bot = fold.game.bots.get(name, random_bot)
+            chosen = bot(fold.game, new.state, seat, rng_for(seed, new.version, "bot"))
+            outcome = fold.game.decide(new.state, seat, chosen, rng_for(seed, new.version))
+            record(seat, msgspec.to_builtins(chosen), outcome)
+
+        def playing() -> bool:
+            return (
+                new.started
+                and not new.over
+                and fold.game.result(new.state) is None
+                and not lifecycle.ends_by_forfeit(new.seats, new.forfeited)
+            )
+
+        for step in steps:
+            if isinstance(step, BotTurn):
+                bot_turn(step.seat, step.bot)
+            else:
+                record(*step)
+        while playing():
+            bot_seat = next((s for s in fold.game.awaiting(new.state) if s in new.bots), None)
             if bot_seat is None:
                 break
-            version = fold.version + len(appended)
-            bot = fold.game.bots.get(fold.bots[bot_seat], random_bot)
-            chosen = bot(fold.game, state, bot_seat, rng_for(seed, version, "bot"))
-            outcome = fold.game.decide(state, bot_seat, chosen, rng_for(seed, version))
-            actor, command = bot_seat, msgspec.to_builtins(chosen)
-        result = fold.game.result(state)
-        if result is not None:
-            data = {"seed": seed.hex(), "result": msgspec.to_builtins(result)}
-            appended.append(self._next(fold, appended, GAME_FINISHED, SYSTEM, None, key, data))
-        new = fold.advance([], clone=False)
-        new._apply_decided(appended, state)
+            bot_turn(bot_seat, new.bots[bot_seat])
+        if new.started and not new.over:
+            result = fold.game.result(new.state)
+            final = None
+            if result is not None:
+                final = lifecycle.final_result(result, new.forfeited)
+            elif lifecycle.ends_by_forfeit(new.seats, new.forfeited):
+                final = lifecycle.forfeit_result(new.seats, new.forfeited)
+            if final is not None:
+                data = {"seed": seed.hex(), "result": msgspec.to_builtins(final)}
+                record(SYSTEM, None, [Note(GAME_FINISHED, data)])
         return new, appended
 
-    def _next(
-        self,
-        fold: Fold,
-        pending: list[Recorded],
-        type_: str,
-        seat: int | str,
-        command: Any,
-        key: str | None,
-        data: Any,
+    def _append(
+        self, fold: Fold, type_: str, actor: int | str, data: dict[str, Any], at: str
     ) -> Recorded:
-        prev = pending[-1].hash if pending else fold.last_hash
-        version = fold.version + len(pending) + 1
-        return _recorded(fold.id, version, prev, type_, seat, command, key, data)
+        """One of the service's own events after `fold`, applied to `fold` (which must be
+        the caller's own copy)."""
+        e = _recorded(fold.id, fold.version + 1, fold.last_hash, type_, actor, None, None, data, at)
+        fold.apply(e)
+        return e
 
     def _visible(self, fold: Fold, seat: int | None, e: Any) -> dict[str, Any]:
         """An event as `seat` may see it: redacted by the game while it runs."""
         data = e.data
-        if fold.status != "finished" and e.type not in (GAME_CREATED, SEAT_TAKEN, GAME_FINISHED):
+        if not fold.over and e.type not in SERVICE_EVENTS:
             shown = fold.game.redact(fold.decode(e.type, data), seat)
             data = msgspec.to_builtins(shown)
             data.pop("type", None)
@@ -665,20 +871,21 @@ def _recorded(
     command: Any,
     key: str | None,
     data: Any,
+    at: str,
+    clock: dict[str, int] | None = None,
 ) -> Recorded:
-    at = now_text()
-    hash_ = line_hash(
-        {
-            "version": version,
-            "type": type_,
-            "seat": seat,
-            "at": at,
-            "command": command,
-            "idempotency_key": key,
-            "data": data,
-            "prev_hash": prev,
-        }
-    )
+    line = {
+        "version": version,
+        "type": type_,
+        "seat": seat,
+        "at": at,
+        "command": command,
+        "idempotency_key": key,
+        "data": data,
+        "prev_hash": prev,
+    }
+    if clock is not None:  # a timed decision's clock; absent (not null) everywhere else
+        line["clock"] = clock
     return Recorded(
         originator_id=game_id,
         originator_version=version,
@@ -690,8 +897,68 @@ def _recorded(
         idempotency_key=key,
         data=data,
         prev_hash=prev,
-        hash=hash_,
+        hash=line_hash(line),
+        clock=clock,
     )
+
+
+def _forfeit(seat: int, reason: str) -> Note:
+    """`seat` gives up for good: a random bot plays it out (lifecycle.py ranks it last)."""
+    return Note(SEAT_FORFEITED, {"seat": seat, "reason": reason, "bot": "random"})
+
+
+def _seated(fold: Fold, player: Player | None) -> int:
+    seat = fold.seat_of(player.id if player else None)
+    if seat is None:
+        raise Forbidden("not_seated", "you hold no seat in this game")
+    return seat
+
+
+def _resign_steps(fold: Fold, player: Player | None, at: str, seed: bytes) -> list[Step]:
+    seat = _seated(fold, player)
+    if fold.over:
+        raise Conflict("game_over", f"the game is {fold.status}: there is nothing to resign")
+    if not fold.started:
+        raise Conflict("game_not_started", "the game has not started: leave it instead")
+    if seat in fold.forfeited:
+        raise Conflict("seat_forfeited", "your seat has already forfeited")
+    return [(seat, None, [_forfeit(seat, "resigned")])]
+
+
+def _abort_steps(fold: Fold, player: Player | None, at: str, seed: bytes) -> list[Step]:
+    if player is None or fold.created_by != player.id:
+        raise Forbidden("not_creator", "only the game's creator may abort it")
+    if fold.over:
+        raise Conflict("game_over", f"the game is {fold.status}")
+    if fold.decided:
+        raise Conflict("abort_too_late", "a player has made a decision: resign instead")
+    return [(SYSTEM, None, [Note(GAME_ABORTED, {"by": player.id, "seed": seed.hex()})])]
+
+
+def _leave_steps(fold: Fold, player: Player | None, at: str, seed: bytes) -> list[Step]:
+    seat = _seated(fold, player)
+    if fold.status != "open":
+        raise Conflict("game_not_open", "the game has started: resign instead")
+    assert player is not None
+    return [(seat, None, [Note(SEAT_LEFT, {"seat": seat, "player": player.id})])]
+
+
+def _not_playable(fold: Fold, seat: int, at: str) -> Problem | None:
+    """Why `seat` cannot move in `fold` now, whatever the move (None: it may try)."""
+    if fold.aborted:
+        return Conflict("game_aborted", "the game was aborted")
+    if fold.result is not None:
+        return Unprocessable("illegal_move.game_over", "the game is over")
+    if fold.status == "open":
+        return Unprocessable("illegal_move.not_started", "the game has not started")
+    if seat in fold.forfeited:
+        return Conflict("seat_forfeited", "your seat forfeited; a bot plays it")
+    deadline = fold.clock.deadline(seat) if fold.clock is not None else None
+    if deadline is not None and clocks.micros(at) > deadline:
+        return Conflict(
+            "out_of_time", f"your time ran out at {clocks.stamp(deadline)}; the timeout follows"
+        )
+    return None
 
 
 def _options(game: Game[Any, Any], options: dict[str, Any], seats: int) -> Any:

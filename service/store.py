@@ -34,6 +34,9 @@ class Recorded(DomainEvent):
     data: Any
     prev_hash: str
     hash: str
+    # A timed decision's first event: the time it used (and, on a Fischer clock, the time
+    # left after its increment). Absent elsewhere, and then not stored or hashed.
+    clock: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,11 @@ class MsgspecTranscoder(Transcoder):
 
     def encode(self, obj: Any) -> bytes:
         if "at" in obj:
-            obj = {k: v for k, v in obj.items() if k != "timestamp"}
+            obj = {
+                k: v
+                for k, v in obj.items()
+                if k != "timestamp" and not (k == "clock" and v is None)
+            }
         return self._encoder.encode(obj)
 
     def decode(self, data: bytes) -> Any:
