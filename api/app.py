@@ -8,6 +8,7 @@ the loop writer, see service/loop_writer.py).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any
 from uuid import UUID
@@ -27,15 +28,19 @@ from api.live import LiveHub, ndjson_lines, stream_events
 from api.lobby import get_player, list_games
 from api.metrics import Metrics, metrics
 from api.middleware import RequestMiddleware
+from api.player_stream import player_stream
 from projections.runner import GamesRunner, view_for
 from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
+from service.chain import now_text
+from service.clocks import micros, stamp
 from service.errors import Conflict, Forbidden, Unauthorized
 from service.fold import GAME_FINISHED, Fold
 from service.games import GameService, game_types
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp
+from service.timekeeper import Timekeeper
 
 NDJSON = "application/x-ndjson"
 BEARER = [{"bearer": []}]
@@ -53,9 +58,11 @@ class Tabletop:
         arbiters: frozenset[str] = frozenset(),
         projections: Settings | None = None,
         create_tables: bool = True,
+        now: Callable[[], str] = now_text,
+        keep_time: bool = False,
     ) -> None:
         self.store = store
-        self.games = GameService(store)
+        self.games = GameService(store, now)
         self.players = Players(store)
         self.arbiters = arbiters
         self.reads = view_for(store)
@@ -67,6 +74,11 @@ class Tabletop:
         self.probe = StoreProbe(store)
         self._projections = projections
         self.runner: GamesRunner | None = None
+        # Applies the timeouts: in a thread of this app when `keep_time` (SQLite, tests);
+        # beside the API processes on Postgres (projections/beside.py).
+        self.timekeeper = Timekeeper(self.games, self.reads)
+        self._keep_time = keep_time
+        self._time_stop = threading.Event()
 
     def _committed(self, game_id: UUID, version: int) -> None:
         self.live.publish(game_id, version)
@@ -75,6 +87,10 @@ class Tabletop:
     def start(self) -> None:
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
+        if self._keep_time:
+            threading.Thread(
+                target=self.timekeeper.run, args=(self._time_stop,), daemon=True
+            ).start()
 
     async def drain(self) -> None:
         """Let the loop writer finish its saves and close its connection (before `stop`)."""
@@ -82,6 +98,7 @@ class Tabletop:
             await self.games.loop_writer.close()
 
     def stop(self) -> None:
+        self._time_stop.set()
         if self.runner is not None:
             self.runner.close()
             self.runner = None
@@ -152,6 +169,24 @@ def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
         your_seat=seat,
         created_at=fold.created_at,
         last_activity=fold.last_at,
+        clock=_clock_out(t, fold),
+        forfeited={str(s): reason for s, reason in sorted(fold.forfeited.items())},
+        created_by=fold.created_by,
+        rematch_of=fold.rematch_of,
+        rematch=fold.rematch,
+    )
+
+
+def _clock_out(t: Tabletop, fold: Fold) -> s.ClockOut | None:
+    if fold.clock is None or fold.clock_spec is None:
+        return None
+    deadline = fold.next_deadline()
+    now = micros(t.games.now())
+    return s.ClockOut(
+        spec=fold.clock_spec,
+        on_timeout=fold.on_timeout or "",
+        seats=[msgspec.convert(c, s.SeatClock) for c in fold.clock.shown(fold.seats, now)],
+        deadline=stamp(deadline) if deadline is not None else None,
     )
 
 
@@ -191,7 +226,8 @@ async def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]
     `seat` seats the creator."""
     t = _app(request)
     bots = {int(seat): bot for seat, bot in data.bots.items()}
-    args = (data.game, data.seats, data.options, bots, data.seat)
+    clock = msgspec.to_builtins(data.clock) if data.clock is not None else None
+    args = (data.game, data.seats, data.options, bots, data.seat, clock, data.on_timeout)
     fold, player = await _write(request, t.games.create_on_loop, t.games.create, *args)
     return _game_out(t, fold, player)
 
@@ -214,6 +250,73 @@ async def join_game(
     seat = data.seat if data else None
     fold, player = await _write(request, t.games.join_on_loop, t.games.join, game_id, seat)
     return _game_out(t, fold, player)
+
+
+def _lifecycle_route(path: str, operation_id: str, doc: str) -> Any:
+    """A POST on a game by a player, done in a worker thread (it may wait on the store)."""
+
+    def decorate(write: Callable[[GameService], Callable[[Player, UUID], Fold]]) -> Any:
+        @post(
+            f"/v1/games/{{game_id:uuid}}/{path}",
+            operation_id=operation_id,
+            tags=["games"],
+            status_code=200,
+            security=BEARER,
+            responses=documented(400, 401, 403, 404, 409, 422),
+            description=doc,
+            sync_to_thread=True,
+        )
+        def handler(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
+            t = _app(request)
+            player = t.caller(request, required=True)
+            assert player is not None
+            return _game_out(t, write(t.games)(player, game_id), player)
+
+        return handler
+
+    return decorate
+
+
+@_lifecycle_route(
+    "resign",
+    "resignGame",
+    "Resign your seat: it ranks last. A two-seat game ends at once (the other seat wins); "
+    "with more seats a bot plays your seat to the end. 409 `game_over` once the game is "
+    "finished or aborted, `game_not_started` before it starts (leave instead).",
+)
+def resign_game(games: GameService) -> Callable[[Player, UUID], Fold]:
+    return games.resign
+
+
+@_lifecycle_route(
+    "abort",
+    "abortGame",
+    "Cancel the game (its creator only) before any player's decision: status `aborted`, "
+    "no result, never rated. 409 `abort_too_late` once a player has decided.",
+)
+def abort_game(games: GameService) -> Callable[[Player, UUID], Fold]:
+    return games.abort
+
+
+@_lifecycle_route(
+    "leave",
+    "leaveGame",
+    "Give up your seat in a game that has not started; the seat is free again. 409 "
+    "`game_not_open` once it has started (resign instead).",
+)
+def leave_game(games: GameService) -> Callable[[Player, UUID], Fold]:
+    return games.leave
+
+
+@_lifecycle_route(
+    "rematch",
+    "rematchGame",
+    "Offer a rematch of a finished game, or accept the one offered: answers the new game "
+    "(same game, options and clock; each player one seat earlier; bots accept at once). "
+    "It starts when every player has accepted. 409 `game_not_finished` before the end.",
+)
+def rematch_game(games: GameService) -> Callable[[Player, UUID], Fold]:
+    return games.rematch
 
 
 @get(
@@ -459,6 +562,11 @@ def create_app(tabletop: Tabletop) -> Litestar:
             list_games,
             create_game,
             join_game,
+            resign_game,
+            abort_game,
+            leave_game,
+            rematch_game,
+            player_stream,
             get_game,
             legal_moves,
             submit_move,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -69,10 +70,15 @@ def on_problem(_: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
     return problem(exc.status, exc.code, exc.detail, **exc.extra)
 
 
+# Body fields whose malformed values are refused with a code of their own (422), as the
+# service refuses their well-formed but impossible values.
+_FIELD_CODES = re.compile(r"(?:^|[\s.$`'])(clock|on_timeout)\b")
+
+
 def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
     code = _CODES.get(status, "error")
-    detail = exc.detail
+    detail = str(exc.detail)
     extra = getattr(exc, "extra", None)
     if isinstance(extra, list) and extra:
         detail = f"{detail}: " + "; ".join(
@@ -80,7 +86,9 @@ def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
             for e in extra
             if isinstance(e, dict)
         )
-    return problem(status, code, str(detail))
+        if status == 400 and _FIELD_CODES.search(detail.partition(": ")[2]):
+            return problem(422, "invalid_clock", detail)
+    return problem(status, code, detail)
 
 
 def on_store_down(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

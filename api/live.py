@@ -27,7 +27,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from api.errors import documented
 from projections.wakeup import subscribe
 from service.errors import Problem
-from service.fold import GAME_FINISHED
+from service.fold import ENDINGS
 from service.store import EventStoreApp
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ log = structlog.get_logger("tabletop.live")
 EVENT_STREAM = "text/event-stream"
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
 PAGE = 1000
+ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
 
 
 class NotAcceptable(Problem):
@@ -101,7 +102,7 @@ class LiveHub:
 
     def publish(self, game_id: UUID, version: int = 0) -> None:
         with self._lock:
-            waiters = list(self._waiters.get(game_id, ()))
+            waiters = [*self._waiters.get(game_id, ()), *self._waiters.get(ANY_GAME, ())]
         for loop, woken in waiters:
             with suppress(RuntimeError):  # that stream's loop is closed
                 loop.call_soon_threadsafe(woken.set)
@@ -133,7 +134,7 @@ class LiveHub:
 def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Any], bool]:
     fold = t.games.get(game_id)
     events = t.games.visible_events(fold, seat, after, PAGE)
-    return events, fold.status == "finished" and after >= fold.version
+    return events, fold.over and after >= fold.version
 
 
 async def follow(
@@ -148,7 +149,7 @@ async def follow(
             for event in events:
                 yield event
                 after = event["version"]
-                if event["type"] == GAME_FINISHED:
+                if event["type"] in ENDINGS:
                     return
             if over:
                 return

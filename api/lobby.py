@@ -81,7 +81,7 @@ def decode_cursor(cursor: str) -> int:
 def list_games(
     request: Request[Any, Any, Any],
     game: Annotated[str | None, QueryParameter(min_length=1, max_length=64)] = None,
-    status: FromQuery[Literal["open", "active", "finished"] | None] = None,
+    status: FromQuery[Literal["open", "active", "finished", "aborted"] | None] = None,
     player: Annotated[str | None, QueryParameter(min_length=1, max_length=64)] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
+
+from service.clocks import ClockSpec
 
 Name = Annotated[str, Meta(min_length=1, max_length=64)]
 Seat = Annotated[int, Meta(ge=0, le=15)]
@@ -55,6 +57,9 @@ class NewGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         Annotated[str, Meta(pattern=r"^[0-9]{1,2}$")], Annotated[str, Meta(max_length=32)]
     ] = {}
     seat: Seat | None = None  # take this seat yourself right away
+    clock: ClockSpec | None = None  # no clock: nobody ever times out
+    # What a seat whose time runs out gets: a bot's move, or it forfeits (ranks last).
+    on_timeout: Literal["bot:random", "bot:greedy", "forfeit"] | None = None
 
 
 class JoinGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -66,6 +71,20 @@ class SeatOut(msgspec.Struct):
     player: str | None
     name: str | None
     bot: str | None
+
+
+class SeatClock(msgspec.Struct):
+    seat: int
+    running: bool  # the game awaits this seat now
+    remaining_ms: int | None  # fischer: time left; deadline: left on the running decision
+    deadline: str | None  # when the running decision times out
+
+
+class ClockOut(msgspec.Struct, kw_only=True):
+    spec: dict[str, Any]  # as created: {"kind": "fischer", ...} or {"kind": "deadline", ...}
+    on_timeout: str
+    seats: list[SeatClock]
+    deadline: str | None  # the game's next deadline
 
 
 class GameOut(msgspec.Struct, kw_only=True):
@@ -82,6 +101,11 @@ class GameOut(msgspec.Struct, kw_only=True):
     your_seat: int | None
     created_at: str
     last_activity: str
+    clock: ClockOut | None = None
+    forfeited: dict[str, str] = {}  # seat -> "resigned" | "timed_out": a bot plays it
+    created_by: str | None = None
+    rematch_of: str | None = None  # the game this one is a rematch of
+    rematch: str | None = None  # the rematch offered after this game
 
 
 class LegalMoves(msgspec.Struct, kw_only=True):

@@ -21,14 +21,16 @@ import structlog
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
+from projections.notices import PER_EVENT, Notice, Told, notices
 from projections.summary import summarize
 from projections.views import NAME, GamesView, GameWrite
-from service.fold import GAME_CREATED, SEAT_TAKEN, UNREADABLE, Fold, new_fold
+from service.fold import GAME_CREATED, SEAT_LEFT, SEAT_TAKEN, UNREADABLE, Fold, new_fold
 from service.store import Recorded
 
 log = structlog.get_logger("tabletop.projections")
 
 CACHE_SIZE = 2048
+SEAT_EVENTS = (SEAT_TAKEN, SEAT_LEFT)
 
 
 class GamesProjection(Projection[GamesView]):
@@ -37,6 +39,7 @@ class GamesProjection(Projection[GamesView]):
     def __init__(self, view: GamesView) -> None:
         super().__init__(view)
         self._folds: OrderedDict[UUID, tuple[Fold, int]] = OrderedDict()  # game -> (fold, seq)
+        self._told: dict[UUID, Told] = {}  # kept beside each cached fold (notices.py)
         self._created: dict[UUID, int] = {}  # creation positions seen in the current batch
         # Seconds from each game event's append to its read-model commit (tests, metrics).
         self.delays: deque[float] = deque(maxlen=200_000)
@@ -50,44 +53,54 @@ class GamesProjection(Projection[GamesView]):
         if not batch:
             return
         by_game: dict[UUID, list[Recorded]] = {}  # a game's events stay in log order
+        positions: dict[int, int] = {}  # id(event) -> its position in the log
         for event, tracking in batch:
             if isinstance(event, Recorded):
                 by_game.setdefault(event.originator_id, []).append(event)
+                positions[id(event)] = tracking.notification_id
                 if event.type == GAME_CREATED:
                     self._created[event.originator_id] = tracking.notification_id
         pending: dict[UUID, tuple[Fold, int]] = {}
         writes: list[GameWrite] = []
         for game_id, events in by_game.items():
             try:
-                entry = self._advance(game_id, events)
+                entry = self._advance(game_id, events, positions)
                 if entry is not None:
-                    fold, seq, changed = entry
+                    fold, seq, changed, told = entry
                     pending[game_id] = (fold, seq)
-                    writes.append(GameWrite(summarize(fold), seq, changed, len(events)))
+                    write = GameWrite(summarize(fold), seq, changed, len(events))
+                    write.notices, write.deadline = told, fold.next_deadline()
+                    writes.append(write)
             except UNREADABLE as error:  # its summary stays as it was; the others go on
                 log.error("game_damaged", game_id=str(game_id), error=repr(error))
                 self._folds.pop(game_id, None)
+                self._told.pop(game_id, None)
         self._created.clear()
         try:
             self.view.write(writes, batch[-1][1])
         except BaseException:
             self._folds.clear()  # folds advanced in place past what was committed
+            self._told.clear()
             raise
         now = time.time()
         for events in by_game.values():
             self.delays.extend(now - datetime.fromisoformat(e.at).timestamp() for e in events)
         for game_id, kept in pending.items():
-            if kept[0].status == "finished":
-                self._folds.pop(game_id, None)
+            if kept[0].over and kept[0].rematch is not None:
+                self._folds.pop(game_id, None)  # nothing more can follow
+                self._told.pop(game_id, None)
             else:
                 self._folds[game_id] = kept
                 self._folds.move_to_end(game_id)
         while len(self._folds) > CACHE_SIZE:
-            self._folds.popitem(last=False)
+            old, _ = self._folds.popitem(last=False)
+            self._told.pop(old, None)
 
-    def _advance(self, game_id: UUID, events: list[Recorded]) -> tuple[Fold, int, bool] | None:
-        """The game's fold after `events`, its creation position, and whether its seat rows
-        change (seats taken, status)."""
+    def _advance(
+        self, game_id: UUID, events: list[Recorded], positions: dict[int, int]
+    ) -> tuple[Fold, int, bool, list[Notice]] | None:
+        """The game's fold after `events`, its creation position, whether its seat rows
+        change (seats taken or left, status), and the notices the events cause."""
         first = events[0]
         if first.type == GAME_CREATED:
             try:
@@ -96,6 +109,7 @@ class GamesProjection(Projection[GamesView]):
                 log.warning("game_type_unknown", game_id=str(game_id), error=str(error))
                 return None
             seq, status, events = self._created[game_id], None, events[1:]
+            self._told[game_id] = Told()
         else:
             cached = self._folds.get(game_id)
             if cached is None or cached[0].version != first.originator_version - 1:
@@ -104,13 +118,36 @@ class GamesProjection(Projection[GamesView]):
                     return None
             before, seq = cached
             status = before.status
-        fold = before.advance(events, clone=False)
-        changed = fold.status != status or any(e.type == SEAT_TAKEN for e in events)
-        return fold, seq, changed
+        told = self._told[game_id]
+        out: list[Notice] = []
+        started = before.started
+
+        def each(fold: Fold, e: Any) -> None:
+            nonlocal started
+            base = positions[id(e)] * PER_EVENT
+            said = notices(fold, e, told, started)
+            out.extend(
+                Notice(id=base + i, player=p, kind=k, game=str(game_id), data=d)
+                for i, (p, k, d) in enumerate(said[:PER_EVENT])
+            )
+            started = fold.started
+
+        fold = before.advance(events, clone=False, each=each)
+        changed = fold.status != status or any(e.type in SEAT_EVENTS for e in events)
+        return fold, seq, changed, out
 
     def _refold(self, game_id: UUID, version: int) -> tuple[Fold, int] | None:
+        """The fold at `version` from the log, and what its players were told by then."""
         events = self.view.game_events(game_id, lte=version)
         seq = self.view.seq_of(str(game_id))
         if not events or seq is None:
             return None  # its creation was skipped (unknown game type)
-        return new_fold(game_id, events[0]).advance(events[1:], clone=False), seq
+        told = self._told[game_id] = Told()
+        started = False
+
+        def each(fold: Fold, e: Any) -> None:
+            nonlocal started
+            notices(fold, e, told, started)
+            started = fold.started
+
+        return new_fold(game_id, events[0]).advance(events[1:], clone=False, each=each), seq

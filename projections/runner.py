@@ -13,12 +13,10 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from threading import Event
 from typing import Any
 
-import psycopg
 import structlog
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import ApplicationSubscription, ProjectionRunner
@@ -28,6 +26,7 @@ from projections.views import NAME, GamesView, PostgresGamesView, SQLiteGamesVie
 from projections.wakeup import POSTGRES_RECORDER_TOPIC, RECORDER_TOPIC
 from service.fold import UNREADABLE
 from service.settings import Settings
+from service.sole import sole
 from service.store import EventStoreApp, open_store
 
 log = structlog.get_logger("tabletop.projections")
@@ -156,7 +155,7 @@ def run_forever(settings: Settings) -> None:
     """`tabletop projections run` (and serve's runner process): keep the read models current
     until interrupted. On Postgres only one runner per read model works at a time: another
     waits here, a standby, until the first one's session ends."""
-    with _sole_runner(settings):
+    with sole(settings, NAME):
         runner = GamesRunner(settings)
         try:
             while True:
@@ -165,27 +164,3 @@ def run_forever(settings: Settings) -> None:
                     break
         finally:
             runner.close()
-
-
-@contextmanager
-def _sole_runner(settings: Settings) -> Iterator[None]:
-    """Hold a Postgres session lock named for the read model (and schema) while running."""
-    if settings.database_url is None:
-        yield
-        return
-    env = settings.eventsourcing_env()
-    name = f"tabletop/{env.get('POSTGRES_SCHEMA', 'public')}/{NAME}"
-    with psycopg.connect(
-        host=env["POSTGRES_HOST"],
-        port=env["POSTGRES_PORT"],
-        dbname=env["POSTGRES_DBNAME"],
-        user=env["POSTGRES_USER"],
-        password=env["POSTGRES_PASSWORD"],
-        autocommit=True,
-    ) as conn:
-        taken = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (name,)).fetchone()
-        if not (taken and taken[0]):
-            log.info("projection_runner_standby", read_model=name)
-            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (name,))
-        log.info("projection_runner_active", read_model=name)
-        yield

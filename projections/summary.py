@@ -8,6 +8,8 @@ from typing import Any
 
 import msgspec
 
+from domain.contract import Result
+from service.clocks import stamp
 from service.fold import Fold
 
 
@@ -21,12 +23,13 @@ class SeatSummary(msgspec.Struct):
 class ResultSummary(msgspec.Struct):
     scores: list[int]
     ranks: list[int]  # 1 for the winner(s)
+    forfeited: dict[str, str] = {}  # seat -> "resigned" | "timed_out": ranked last
 
 
 class GameSummary(msgspec.Struct, kw_only=True):
     id: str
     game: str
-    status: str  # open | active | finished
+    status: str  # open | active | finished | aborted
     version: int
     seats: list[SeatSummary]
     open_seats: list[int]  # free seats a player may join (the lobby)
@@ -35,6 +38,9 @@ class GameSummary(msgspec.Struct, kw_only=True):
     created_by: str | None
     last_activity: str
     result: ResultSummary | None
+    deadline: str | None = None  # when the first running clock runs out
+    rematch_of: str | None = None
+    rematch: str | None = None
 
 
 def summarize(fold: Fold) -> GameSummary:
@@ -53,8 +59,16 @@ def summarize(fold: Fold) -> GameSummary:
         created_at=fold.created_at,
         created_by=fold.created_by,
         last_activity=fold.last_at,
-        result=ResultSummary(list(result.scores), list(result.ranks)) if result else None,
+        result=_result(result) if result else None,
+        deadline=stamp(deadline) if (deadline := fold.next_deadline()) is not None else None,
+        rematch_of=fold.rematch_of,
+        rematch=fold.rematch,
     )
+
+
+def _result(result: Result) -> ResultSummary:
+    forfeited = result.details.get("forfeited") or {}
+    return ResultSummary(list(result.scores), list(result.ranks), dict(forfeited))
 
 
 def seat_rows(summary: GameSummary) -> list[dict[str, Any]]:

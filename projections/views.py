@@ -25,6 +25,8 @@ from eventsourcing.postgres import (
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
 from psycopg.sql import SQL
 
+from projections.notices import Notice
+from projections.notices import encode as encode_notice
 from projections.summary import GameSummary, encode, seat_rows
 from service.store import EventStoreApp, MsgspecTranscoder
 
@@ -44,7 +46,16 @@ _DDL = [
     " game TEXT NOT NULL, seq BIGINT NOT NULL, status TEXT NOT NULL,"
     " rank INTEGER, score INTEGER, PRIMARY KEY (game_id, seat))",
     "CREATE INDEX IF NOT EXISTS rm_seats_player ON {seats} (player_id, seq)",
+    # The timekeeper's index: each running game's next deadline (us since the epoch).
+    "CREATE TABLE IF NOT EXISTS {deadlines} (game_id TEXT PRIMARY KEY, deadline BIGINT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rm_deadlines_deadline ON {deadlines} (deadline)",
+    # What each player is told (projections/notices.py); ids follow the log.
+    "CREATE TABLE IF NOT EXISTS {notices} ("
+    " id BIGINT PRIMARY KEY, player_id TEXT NOT NULL, game_id TEXT NOT NULL,"
+    " kind TEXT NOT NULL, body TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rm_notices_player ON {notices} (player_id, id)",
 ]
+_TABLES = ("seats", "games", "deadlines", "notices")
 # `applied` counts the events applied to the row; it equals `version` when each event was
 # applied exactly once (the crash test checks it).
 _UPSERT_GAME = (
@@ -62,13 +73,16 @@ _INSERT_SEAT = (
 
 
 class GameWrite:
-    """One game's new summary, and whether its seat rows (players, status, result) change."""
+    """One game's new summary, whether its seat rows (players, status, result) change, its
+    next deadline and the notices its events caused."""
 
-    __slots__ = ("events", "seats_changed", "seq", "summary")
+    __slots__ = ("deadline", "events", "notices", "seats_changed", "seq", "summary")
 
     def __init__(self, summary: GameSummary, seq: int, seats_changed: bool, events: int) -> None:
         self.summary, self.seq, self.seats_changed = summary, seq, seats_changed
         self.events = events  # how many of the batch's events this write applies
+        self.deadline: int | None = None
+        self.notices: list[Notice] = []
 
 
 class GamesView(TrackingRecorder):
@@ -78,11 +92,15 @@ class GamesView(TrackingRecorder):
     datastore: Any
     games: str
     seats: str
+    deadlines: str
+    notices: str
     # Run first in each write transaction (Postgres: no wait for the WAL flush).
     write_preamble: tuple[str, ...] = ()
 
     def _sql(self, text: str) -> str:
-        return text.format(games=self.games, seats=self.seats)
+        return text.format(
+            games=self.games, seats=self.seats, deadlines=self.deadlines, notices=self.notices
+        )
 
     @contextmanager
     def _cursor(self, commit: bool) -> Iterator[Any]:
@@ -117,13 +135,41 @@ class GamesView(TrackingRecorder):
                 c.executemany(delete, [(w.summary.id,) for w in changed])
             if seats:
                 c.executemany(self._sql(_INSERT_SEAT), seats)
+            self._write_clocks_and_notices(c, writes)
             self._insert_tracking(c, tracking)
+
+    def _write_clocks_and_notices(self, c: Any, writes: Sequence[GameWrite]) -> None:
+        timed = [(w.summary.id, w.deadline) for w in writes if w.deadline is not None]
+        untimed = [(w.summary.id,) for w in writes if w.deadline is None]
+        if untimed:
+            c.executemany(self._sql("DELETE FROM {deadlines} WHERE game_id = ?"), untimed)
+        if timed:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {deadlines} (game_id, deadline) VALUES (?, ?)"
+                    " ON CONFLICT (game_id) DO UPDATE SET deadline = excluded.deadline"
+                ),
+                timed,
+            )
+        told = [
+            (n.id, n.player, n.game, n.kind, encode_notice(n).decode())
+            for w in writes
+            for n in w.notices
+        ]
+        if told:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {notices} (id, player_id, game_id, kind, body)"
+                    " VALUES (?, ?, ?, ?, ?)"
+                ),
+                told,
+            )
 
     def reset(self, application_name: str) -> None:
         """Drop the read model and forget the tracked position: the next run starts at 0."""
         with self._cursor(commit=True) as c:
-            c.execute(self._sql("DROP TABLE IF EXISTS {seats}"))
-            c.execute(self._sql("DROP TABLE IF EXISTS {games}"))
+            for table in _TABLES:
+                c.execute(self._sql(f"DROP TABLE IF EXISTS {{{table}}}"))
             c.execute(
                 f"DELETE FROM {self._tracking_table()} WHERE application_name = " + self._sql("?"),
                 (application_name,),
@@ -205,10 +251,36 @@ class GamesView(TrackingRecorder):
                 for r in c.fetchall()
             ]  # fmt: skip
 
+    def due(self, until: int, limit: int = 1000) -> list[tuple[int, str]]:
+        """(deadline, game id) of the running games whose deadline is `until` or earlier,
+        the earliest first (the timekeeper)."""
+        sql = "SELECT deadline, game_id FROM {deadlines} WHERE deadline <= ? ORDER BY deadline"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql + " LIMIT ?"), (until, limit))
+            return [(int(r["deadline"]), str(r["game_id"])) for r in c.fetchall()]
+
+    def next_deadline(self) -> int | None:
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql("SELECT MIN(deadline) AS d FROM {deadlines}"))
+            row = c.fetchone()
+        return None if row is None or row["d"] is None else int(row["d"])
+
+    def notices_for(self, player_id: str, after: int, limit: int = 500) -> list[bytes]:
+        """The player's notices after id `after`, oldest first (JSON of notices.Notice)."""
+        sql = "SELECT body FROM {notices} WHERE player_id = ? AND id > ? ORDER BY id LIMIT ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (player_id, after, limit))
+            return [str(r["body"]).encode() for r in c.fetchall()]
+
     def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row, in a stable order: to compare two builds of the read model."""
         out: dict[str, list[tuple[Any, ...]]] = {}
-        tables = (("games", self.games, "game_id"), ("seats", self.seats, "game_id, seat"))
+        tables = (
+            ("games", self.games, "game_id"),
+            ("seats", self.seats, "game_id, seat"),
+            ("deadlines", self.deadlines, "game_id"),
+            ("notices", self.notices, "id"),
+        )
         for key, name, order in tables:
             with self._cursor(commit=False) as c:
                 c.execute(f"SELECT * FROM {name} ORDER BY {order}")
@@ -242,6 +314,7 @@ class PostgresGamesView(GamesView, PostgresTrackingRecorder):
         super().__init__(datastore, tracking_table_name=tracking_table_name, **kw)
         schema = '"' + self.datastore.schema.replace('"', '""') + '"'
         self.games, self.seats = f"{schema}.rm_games", f"{schema}.rm_seats"
+        self.deadlines, self.notices = f"{schema}.rm_deadlines", f"{schema}.rm_notices"
         self.sql_create_statements += [SQL(self._sql(s)).format() for s in _DDL]
 
     def _sql(self, text: str) -> str:
@@ -262,7 +335,7 @@ class SQLiteGamesView(GamesView, SQLiteTrackingRecorder):
     """The library's SQLite tracking table is always named `tracking`; ours is renamed so
     that later projections over the same file keep positions of their own."""
 
-    games, seats = "rm_games", "rm_seats"
+    games, seats, deadlines, notices = "rm_games", "rm_seats", "rm_deadlines", "rm_notices"
 
     def __init__(self, datastore: SQLiteDatastore, **kw: Any) -> None:
         super().__init__(datastore, **kw)

@@ -5,6 +5,7 @@ one never sees it change."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -123,12 +124,25 @@ class Fold:
         """Awaited seats whose clock runs: those people play (bots never wait)."""
         return [s for s in self.awaiting() if s not in self.bots]
 
+    def next_deadline(self) -> int | None:
+        """When the first running clock runs out (us since the epoch), if one runs."""
+        if self.clock is None or self.over:
+            return None
+        running = (self.clock.deadline(s) for s in self.clock.since)
+        return min((d for d in running if d is not None), default=None)
+
     def decode(self, type_: str, data: Any) -> Any:
         """A stored domain event back to the game's own Struct."""
         return msgspec.convert({"type": type_, **data}, self.game.event_type)
 
-    def advance(self, events: list[Any], clone: bool = True) -> Fold:
-        """A new fold with `events` (stored `Recorded` envelopes) applied."""
+    def advance(
+        self,
+        events: list[Any],
+        clone: bool = True,
+        each: Callable[[Fold, Any], None] | None = None,
+    ) -> Fold:
+        """A new fold with `events` (stored `Recorded` envelopes) applied; `each(fold,
+        event)` is called after each one (the read models' notifications)."""
         new = copy.copy(self)
         new.players, new.names, new.bots = list(self.players), list(self.names), dict(self.bots)
         new.batches, new.forfeited = dict(self.batches), dict(self.forfeited)
@@ -137,6 +151,8 @@ class Fold:
             new.state = self.game.clone(self.state)
         for event in events:
             new.apply(event)
+            if each is not None:
+                each(new, event)
         return new
 
     def apply(self, e: Any, decided: Any = None) -> None:

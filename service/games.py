@@ -258,17 +258,10 @@ class GameService:
         """The caller gives up its seat in a game that has not started."""
         return self._must(self._lifecycle(game_id, player, _leave_steps))
 
-    def next_deadline(self, fold: Fold) -> int | None:
-        """When the game's first running clock runs out (us), if any runs."""
-        if fold.clock is None or fold.over:
-            return None
-        deadlines = [d for s in fold.clock.since if (d := fold.clock.deadline(s)) is not None]
-        return min(deadlines, default=None)
-
     def _timeout_steps(
         self, fold: Fold, player: Player | None, at: str, seed: bytes
     ) -> list[Step] | None:
-        deadline = self.next_deadline(fold)
+        deadline = fold.next_deadline()
         if deadline is None or deadline > clocks.micros(at):
             return None
         assert fold.clock is not None
@@ -301,7 +294,12 @@ class GameService:
                 if self._saved(_Decided(new, appended, None)):
                     self._remember(new)
                     self._committed(new)
-                    log.info("lifecycle", game_id=str(game_id), first=appended[0].type, events=len(appended))
+                    log.info(
+                        "lifecycle",
+                        game_id=str(game_id),
+                        first=appended[0].type,
+                        events=len(appended),
+                    )
                     return new
         raise Conflict("busy", "the game changed too often; try again")
 

@@ -122,7 +122,7 @@ def test_a_second_runner_waits_until_the_first_is_gone(
         server.send_signal(signal.SIGCONT)
         standby.terminate()
         standby.wait(20)
-    assert b"projection_runner_standby" in (standby.stderr.read() if standby.stderr else b"")
+    assert b"standby" in (standby.stderr.read() if standby.stderr else b"")
 
 
 def _new_game_elsewhere(settings: Settings) -> str:

@@ -1,0 +1,106 @@
+"""The timekeeper: applies every timeout when its deadline passes.
+
+It reads the running games' next deadlines from the read model's index (rm_deadlines),
+sleeps until the earliest (or at most `MAX_SLEEP`, since a move may set an earlier one),
+and asks the game service to time each due game out. The service decides on the game
+fresh from the store and saves through the expected-version rule, so a move that came
+first, or another timekeeper, makes a timeout a no-op: nothing is applied twice. After a
+restart, every deadline that passed meanwhile is due at once, and all are applied in
+deadline order. On Postgres one timekeeper per database acts; another waits on a lock.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections.abc import Callable
+from typing import Protocol
+from uuid import UUID
+
+import structlog
+
+from service import clocks
+from service.games import GameService
+from service.settings import Settings
+from service.sole import sole
+from service.store import EventStoreApp, open_store
+
+log = structlog.get_logger("tabletop.timekeeper")
+
+MAX_SLEEP = 1.0  # seconds: how late a timeout may come after a move set an earlier deadline
+RETRY = 2.0  # seconds to wait after the store failed
+
+
+class Deadlines(Protocol):
+    """The read model's deadline index (projections/views.py)."""
+
+    def due(self, until: int, limit: int = 1000) -> list[tuple[int, str]]: ...
+
+    def next_deadline(self) -> int | None: ...
+
+
+class Timekeeper:
+    def __init__(self, games: GameService, deadlines: Deadlines) -> None:
+        self.games = games
+        self.deadlines = deadlines
+        self.applied = 0  # timeouts written by this timekeeper (tests, metrics)
+
+    def tick(self) -> int:
+        """Apply every timeout due now, earliest deadline first; how many were written."""
+        now = clocks.micros(self.games.now())
+        queue = self.deadlines.due(now)
+        heapq.heapify(queue)
+        written = 0
+        while queue:
+            _, game_id = heapq.heappop(queue)
+            fold = self.games.time_out(UUID(game_id))
+            if fold is None:
+                continue  # a move (or another timekeeper) came first
+            written += 1
+            again = fold.next_deadline()
+            if again is not None and again <= now:  # another seat of the game is due too
+                heapq.heappush(queue, (again, game_id))
+        self.applied += written
+        return written
+
+    def wait(self) -> float:
+        """Seconds until the next deadline, at most MAX_SLEEP."""
+        upcoming = self.deadlines.next_deadline()
+        if upcoming is None:
+            return MAX_SLEEP
+        left = (upcoming - clocks.micros(self.games.now())) / 1_000_000
+        return min(MAX_SLEEP, max(0.0, left))
+
+    def run(self, stop: threading.Event) -> None:
+        """Until `stop` is set."""
+        log.info("timekeeper_started")
+        while not stop.is_set():
+            try:
+                self.tick()
+                pause = self.wait()
+            except Exception as error:  # the store is away: try again shortly
+                log.warning("timekeeper_failed", error=repr(error))
+                pause = RETRY
+            stop.wait(pause)
+
+
+def run_forever(
+    settings: Settings,
+    deadlines: Callable[[EventStoreApp], Deadlines],
+    stop: threading.Event | None = None,
+) -> None:
+    """`tabletop timekeeper run`, and the one `tabletop serve` runs: keep time until
+    `stop`. On Postgres another timekeeper of the same database waits here meanwhile.
+    `deadlines` gives the read model's index over a store."""
+    stop = stop or threading.Event()
+    while not stop.is_set():
+        try:
+            with sole(settings, "timekeeper"):
+                store = open_store(settings)
+                try:
+                    Timekeeper(GameService(store), deadlines(store)).run(stop)
+                finally:
+                    store.close()
+        except Exception as error:  # no database now: the lock and the store come back
+            log.warning("timekeeper_failed", error=repr(error))
+            stop.wait(RETRY)
