@@ -97,6 +97,26 @@ def projections_rebuild() -> None:
     sys.stdout.write(json.dumps({"rebuilt": True, "position": position}) + "\n")
 
 
+timekeeper = typer.Typer(help="Clocks: timeouts applied when deadlines pass.", no_args_is_help=True)
+cli.add_typer(timekeeper, name="timekeeper")
+
+
+@timekeeper.command("run")
+def timekeeper_run() -> None:
+    """Apply every timeout as its deadline passes, until interrupted (`tabletop serve` runs
+    one already; on Postgres a second one waits on a lock and takes over if the first ends)."""
+    from projections.runner import view_for
+    from service import timekeeper as keeper
+    from service.logs import configure
+    from service.plugins import load_plugins
+    from service.settings import Settings
+
+    settings = Settings.from_env()
+    configure(settings.log_json)
+    load_plugins()
+    keeper.run_forever(settings, view_for)
+
+
 @cli.command()
 def selfplay(
     game: Annotated[str, typer.Option(help="game name, e.g. puerto-rico")],

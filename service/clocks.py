@@ -127,10 +127,11 @@ class Clock:
             self.remaining[seat] = max(0, self.remaining[seat] - used) + self.increment
 
     def timed_out(self, seat: int) -> None:
-        """`seat` ran out: a bot decides for it now (fischer: its time is spent)."""
+        """`seat` ran out: a bot decides for it now, and its clock goes on from the next
+        decision with only the increment that decision earns (fischer)."""
         self.since.pop(seat, None)
         if self.kind == "fischer":
-            self.remaining[seat] = 0
+            self.remaining[seat] = self.increment
 
     def observe(self, at: str, timed: list[int]) -> None:
         """After an event stamped `at`, the seats whose clock runs (awaited, played by

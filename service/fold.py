@@ -86,6 +86,7 @@ class Fold:
     on_timeout: str | None = None
     clock: Clock | None = None
     forfeited: dict[int, str] = field(default_factory=dict)  # seat -> "resigned" | "timed_out"
+    overdue: frozenset[int] = frozenset()  # timed out: a bot makes their current decision
     aborted: bool = False
     decided: bool = False  # a seated player made a decision (no abort after that)
     reserved: list[str | None] = field(default_factory=list)  # a rematch's seats, by player
@@ -121,8 +122,9 @@ class Fold:
         return [] if not self.started or self.over else self.game.awaiting(self.state)
 
     def timed_seats(self) -> list[int]:
-        """Awaited seats whose clock runs: those people play (bots never wait)."""
-        return [s for s in self.awaiting() if s not in self.bots]
+        """Awaited seats whose clock runs: those people play (bots never wait), except a
+        seat that timed out, until the bot has made its decision."""
+        return [s for s in self.awaiting() if s not in self.bots and s not in self.overdue]
 
     def next_deadline(self) -> int | None:
         """When the first running clock runs out (us since the epoch), if one runs."""
@@ -171,8 +173,9 @@ class Fold:
             self.started = True
             event = decided if decided is not None else self.decode(e.type, e.data)
             self.state = self.game.evolve(self.state, event)
-            if isinstance(e.seat, int) and e.command is not None and e.seat not in self.bots:
-                self.decided = True
+            if isinstance(e.seat, int) and e.command is not None:
+                self.decided = self.decided or e.seat not in self.bots
+                self.overdue = self.overdue - {e.seat}
         if self.clock is not None:
             if getattr(e, "clock", None) is not None and isinstance(e.seat, int):
                 self.clock.decided(e.seat, e.at)
@@ -188,6 +191,7 @@ class Fold:
         elif type_ == SEAT_LEFT:
             self.players[data["seat"]] = self.names[data["seat"]] = None
         elif type_ == TIMED_OUT:
+            self.overdue = self.overdue | {data["seat"]}
             if self.clock is not None:
                 self.clock.timed_out(data["seat"])
         elif type_ == SEAT_FORFEITED:

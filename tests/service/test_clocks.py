@@ -1,0 +1,330 @@
+"""Clocks and timeouts against the real Postgres, with a fake server clock (no test waits
+for real seconds): decisions charge their seat's clock, a late decision is refused, the
+timekeeper applies each due timeout once in deadline order (across restarts and with two
+timekeepers), the policy (a bot's move, or a forfeit) follows, and every export verifies
+and passes an independent recomputation of its clocks."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+from uuid import UUID
+
+import msgspec
+import pytest
+
+from projections.runner import GamesRunner, view_for
+from service.audit import export_lines, stored_lines, verify
+from service.clocks import micros, stamp
+from service.errors import Conflict
+from service.fold import Fold
+from service.games import GameService
+from service.players import Player, Players
+from service.settings import Settings
+from service.store import EventStoreApp, open_store
+from service.timekeeper import Timekeeper
+from tests.support import clock_oracle
+from tests.support.clock import FakeClock
+
+FISCHER = {"kind": "fischer", "initial_s": 60, "increment_s": 5}
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def service(store: EventStoreApp, clock: FakeClock) -> GameService:
+    return GameService(store, now=clock)
+
+
+@pytest.fixture
+def ada(store: EventStoreApp) -> Player:
+    return Players(store).register("ada")[0]
+
+
+def _move(service: GameService, player: Player, fold: Fold, rng: random.Random) -> Fold:
+    seat = fold.seat_of(player.id)
+    assert seat is not None
+    legal = fold.game.legal_commands(fold.state, seat)
+    move = msgspec.to_builtins(rng.choice(legal))
+    service.move(player, fold.id, fold.version, move, f"k{fold.version}")
+    return service.get(fold.id)
+
+
+def _exported(service: GameService, store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
+    lines = stored_lines(store, game_id)
+    return list(export_lines(game_id, lines, service.seed_hex(game_id)))
+
+
+def _verified(service: GameService, store: EventStoreApp, game_id: UUID) -> None:
+    lines = _exported(service, store, game_id)
+    report = verify(lines, service.seed_hex(game_id))
+    assert report.verified, report
+    assert clock_oracle.check(lines, service.seed_hex(game_id)) == []
+
+
+def _solo(service: GameService, player: Player, policy: str, seats: int = 3) -> Fold:
+    """Puerto Rico, `player` in seat 0 and bots elsewhere, a 60 s + 5 s clock."""
+    bots = {s: "random" for s in range(1, seats)}
+    return service.create(player, "puerto-rico", seats, {}, bots, 0, FISCHER, policy)
+
+
+def test_a_decision_records_the_time_it_used_and_the_clock_shows_what_is_left(
+    service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
+) -> None:
+    fold = _solo(service, ada, "bot:random")
+    assert fold.awaiting() == [0] and fold.clock is not None
+    assert fold.next_deadline() == clock.us + 60_000_000
+    clock.advance(12.5)
+    fold = _move(service, ada, fold, random.Random(1))
+    first = next(e for e in stored_lines(store, fold.id) if e.get("clock"))
+    assert first["clock"] == {"used_ms": 12_500, "remaining_ms": 52_500}  # 60 - 12.5 + 5
+    assert first["seat"] == 0 and first["command"] is not None
+    clock.advance(2)
+    shown = fold.clock.shown(fold.seats, clock.us)
+    if 0 in fold.awaiting():
+        assert shown[0]["remaining_ms"] == 50_500 and shown[0]["running"]
+        assert shown[0]["deadline"] == stamp(clock.us - 2_000_000 + 52_500_000)
+    assert not shown[1]["running"] and shown[1]["deadline"] is None  # a bot's seat
+
+
+def test_a_decision_after_its_deadline_is_refused_and_changes_nothing(
+    service: GameService, ada: Player, clock: FakeClock
+) -> None:
+    fold = _solo(service, ada, "bot:random")
+    clock.advance(60.001)
+    seat_moves = fold.game.legal_commands(fold.state, 0)
+    with pytest.raises(Conflict) as refused:
+        service.move(ada, fold.id, fold.version, msgspec.to_builtins(seat_moves[0]), "late")
+    assert refused.value.code == "out_of_time"
+    assert service._fresh(fold.id).version == fold.version
+
+
+def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
+    service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
+) -> None:
+    fold = _solo(service, ada, "bot:greedy")
+    clock.advance(59)
+    assert service.time_out(fold.id) is None  # not due yet
+    clock.advance(1.5)
+    after = service.time_out(fold.id)
+    assert after is not None and after.status == "active"
+    lines = stored_lines(store, fold.id)
+    timed = [i for i, line in enumerate(lines) if line["type"] == "timed_out"]
+    assert len(timed) == 1
+    line = lines[timed[0]]
+    assert line["seat"] == "system"
+    assert line["data"] == {"seat": 0, "deadline": stamp(micros(fold.created_at) + 60_000_000)}
+    decision = lines[timed[0] + 1]
+    assert decision["seat"] == 0 and decision["command"] is not None
+    assert "clock" not in decision  # a bot decided: no time of the player's was used
+    assert after.forfeited == {} and 0 not in after.bots  # the seat is still the player's
+    if 0 in after.awaiting():  # its clock goes on: only the increment is left
+        assert after.clock is not None and after.clock.remaining[0] == 5_000_000
+    _verified(service, store, fold.id)
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_a_forfeit_ranks_the_seat_last_and_a_bot_plays_it_out(
+    service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock, seats: int
+) -> None:
+    fold = _solo(service, ada, "forfeit", seats)
+    clock.advance(61)
+    after = service.time_out(fold.id)
+    assert after is not None and after.status == "finished"
+    assert after.forfeited == {0: "timed_out"}
+    assert after.result is not None and after.result.ranks[0] == seats
+    assert after.result.details["forfeited"] == {"0": "timed_out"}
+    if seats == 2:  # ended at once: the other seat wins
+        assert after.result.ranks == [2, 1] and after.result.details["ended_by"] == "forfeit"
+    _verified(service, store, fold.id)
+
+
+def test_the_audit_refuses_an_export_whose_timeout_was_not_due(
+    service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
+) -> None:
+    fold = _solo(service, ada, "forfeit")
+    clock.advance(61)
+    service.time_out(fold.id)
+    lines = _exported(service, store, fold.id)
+    timed = next(line for line in lines if line.get("type") == "timed_out")
+    timed["data"]["deadline"] = stamp(micros(timed["data"]["deadline"]) - 1)
+    report = verify(lines, service.seed_hex(fold.id))
+    assert not report.verified and report.first_divergent_version == timed["version"]
+    early = _exported(service, store, fold.id)
+    line = next(line for line in early if line.get("type") == "timed_out")
+    line["at"] = stamp(micros(line["at"]) - 2_000_000)  # before the deadline
+    assert clock_oracle.check(early, service.seed_hex(fold.id)) != []
+
+
+@pytest.fixture
+def elsewhere(pg_settings: Settings) -> Iterator[Callable[[FakeClock], GameService]]:
+    """Game services of other processes (stores of their own), closed after the test."""
+    opened: list[EventStoreApp] = []
+
+    def service(clock: FakeClock) -> GameService:
+        opened.append(open_store(pg_settings))
+        return GameService(opened[-1], now=clock)
+
+    yield service
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def runner(pg_settings: Settings) -> Iterator[GamesRunner]:
+    running = GamesRunner(pg_settings)
+    yield running
+    running.close()
+
+
+def test_after_a_restart_every_passed_deadline_is_applied_once_in_deadline_order(
+    elsewhere: Callable[[FakeClock], GameService],
+    store: EventStoreApp,
+    ada: Player,
+    clock: FakeClock,
+    runner: GamesRunner,
+) -> None:
+    service = GameService(store, now=clock)
+    games = []
+    for _ in range(5):  # deadlines 10 s apart: game i times out at 60 + 10 i
+        games.append(_solo(service, ada, "bot:random").id)
+        clock.advance(10)
+    clock.advance(45)  # now 95 s: the timekeeper was down while games 0-3 (60-90 s) ran out
+    runner.caught_up(10)
+    restarted = Timekeeper(elsewhere(clock), view_for(store))
+    assert restarted.tick() == 4
+    assert restarted.tick() == 0  # each once
+    order = []
+    for game_id in games:
+        lines = stored_lines(store, game_id)
+        timed = [line for line in lines if line["type"] == "timed_out"]
+        order += [(line["data"]["deadline"], str(game_id)) for line in timed]
+    by_deadline = [g for _, g in sorted(order)]
+    assert by_deadline == [str(g) for g in games[:4]]
+    positions = _log_positions(store, [UUID(g) for g in by_deadline])
+    assert positions == sorted(positions)  # written in deadline order
+
+
+def _log_positions(store: EventStoreApp, games: list[UUID]) -> list[int]:
+    """Where each game's timeout sits in the event log."""
+    found: dict[UUID, int] = {}
+    for n in store.recorder.select_notifications(start=1, limit=100_000):
+        if n.originator_id in games and b'"timed_out"' in n.state:
+            found.setdefault(n.originator_id, n.id)
+    return [found[g] for g in games]
+
+
+def test_two_timekeepers_at_once_apply_each_timeout_once(
+    elsewhere: Callable[[FakeClock], GameService],
+    store: EventStoreApp,
+    ada: Player,
+    clock: FakeClock,
+    runner: GamesRunner,
+) -> None:
+    service = GameService(store, now=clock)
+    games = [_solo(service, ada, "bot:random").id for _ in range(6)]
+    clock.advance(61)
+    runner.caught_up(10)
+    # Their clocks differ by a microsecond: byte-identical timeouts would read as one save.
+    clocks = [FakeClock(stamp(clock.us)), FakeClock(stamp(clock.us + 1))]
+    keepers = [Timekeeper(elsewhere(c), view_for(store)) for c in clocks]
+    start = threading.Barrier(2)
+
+    def keep(keeper: Timekeeper) -> None:
+        start.wait()
+        keeper.tick()
+
+    threads = [threading.Thread(target=keep, args=(k,)) for k in keepers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sum(k.applied for k in keepers) == len(games)
+    for game_id in games:
+        timed = [e for e in stored_lines(store, game_id) if e["type"] == "timed_out"]
+        assert len(timed) == 1
+
+
+def test_a_move_saved_first_makes_the_timeout_a_no_op(
+    elsewhere: Callable[[FakeClock], GameService],
+    store: EventStoreApp,
+    ada: Player,
+    clock: FakeClock,
+) -> None:
+    keeper_service = elsewhere(clock)  # another process
+    service = GameService(store, now=clock)
+    fold = _solo(service, ada, "forfeit")
+    assert keeper_service.get(fold.id).version == fold.version  # its cache holds the game
+    clock.advance(59.9)
+    moved = _move(service, ada, fold, random.Random(2))
+    clock.advance(0.2)  # past the old deadline, not the new one
+    assert keeper_service.time_out(fold.id) is None
+    assert [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"] == []
+    assert service._fresh(fold.id).version == moved.version
+
+
+def test_a_timeout_saved_first_refuses_the_late_move(
+    elsewhere: Callable[[FakeClock], GameService],
+    store: EventStoreApp,
+    ada: Player,
+    clock: FakeClock,
+) -> None:
+    keeper_service = elsewhere(clock)
+    service = GameService(store, now=clock)
+    fold = _solo(service, ada, "bot:random")
+    clock.advance(60)  # exactly at the deadline: the move and the timeout are both in time
+    assert keeper_service.time_out(fold.id) is not None
+    legal = fold.game.legal_commands(fold.state, 0)
+    with pytest.raises(Conflict) as refused:  # decided on the cached game: one version behind
+        service.move(ada, fold.id, fold.version, msgspec.to_builtins(legal[0]), "racing")
+    assert refused.value.code == "version_conflict"
+    _verified(service, store, fold.id)
+
+
+def test_racing_moves_and_timeouts_exactly_one_wins(
+    elsewhere: Callable[[FakeClock], GameService],
+    store: EventStoreApp,
+    ada: Player,
+    clock: FakeClock,
+) -> None:
+    """At the deadline both are in time: the expected-version rule lets one of them in."""
+    keeper_service = elsewhere(clock)
+    service = GameService(store, now=clock)
+    for _ in range(8):
+        fold = _solo(service, ada, "bot:random")
+        keeper_service.get(fold.id)
+        clock.advance(60)
+        move = msgspec.to_builtins(fold.game.legal_commands(fold.state, 0)[0])
+        won = _race(
+            lambda f=fold: keeper_service.time_out(f.id) is not None,
+            lambda f=fold, m=move: service.move(ada, f.id, f.version, m, "race") is not None,
+        )
+        assert won[0] != won[1], won
+        timed = [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"]
+        assert len(timed) == (1 if won[0] else 0)
+        _verified(service, store, fold.id)
+
+
+def _race(*writes: Callable[[], bool]) -> list[bool]:
+    """Run the writes at once; which of them were applied (a refusal is not)."""
+    start = threading.Barrier(len(writes))
+    won = [False] * len(writes)
+
+    def run(i: int) -> None:
+        start.wait()
+        try:
+            won[i] = writes[i]()
+        except Conflict:
+            won[i] = False
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(writes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return won

@@ -1,0 +1,118 @@
+"""An independent check of a timed game's export: from the lines alone (their time stamps,
+and the rules to know whom each event leaves awaited), recompute every seat's clock and
+say whether each timeout was due and whether any was missed. It shares no code with
+service/clocks.py or service/fold.py: only the game's rules (to know whom each event leaves
+awaited, and how many events each recorded command makes) and the export format.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain.randomness import rng_for
+from domain.registry import get as get_game
+
+RULES_FREE = {
+    "game_created", "seat_taken", "seat_left", "timed_out", "seat_forfeited",
+    "game_finished", "game_aborted", "rematch_offered", "rematch_accepted",
+}  # fmt: skip
+
+
+def _us(at: str) -> int:
+    moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
+
+
+def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]:
+    """Every way the export's clocks are wrong; [] when each timeout was due, none was
+    missed, and each decision's recorded clock is what its stamps say. The seed (the
+    footer's, or an arbiter's for a running game) tells where each decision starts."""
+    header, events = lines[0], [line for line in lines[1:] if "version" in line]
+    seed = bytes.fromhex(seed_hex or lines[-1]["seed"])
+    created = events[0]["data"]
+    spec = created.get("clock")
+    if spec is None:
+        return []
+    game = get_game(header["game"])
+    assert game is not None
+    options = msgspec.convert(header["options"], game.options_type)
+    seats = header["seats"]
+    state = game.initial(options, seats)
+    bots: set[int] = set()
+    left = [spec.get("initial_s", 0) * 1_000_000] * seats
+    started: dict[int, int] = {}  # seat -> when its running decision started
+    in_play = False  # set up, and not ended
+    overdue: set[int] = set()  # timed out: a bot makes their current decision
+    rest = 0  # events left of the decision being read
+    problems: list[str] = []
+
+    def deadline(seat: int) -> int:
+        budget = left[seat] if spec["kind"] == "fischer" else spec["per_decision_s"] * 1_000_000
+        return started[seat] + budget
+
+    for line in events:
+        kind, data, at, seat = line["type"], line["data"], _us(line["at"]), line["seat"]
+        where = f"v{line['version']}"
+        if (kind == "seat_taken" and data.get("bot")) or kind == "seat_forfeited":
+            bots.add(data["seat"])
+        elif kind == "timed_out":
+            s = data["seat"]
+            if s not in started:
+                problems.append(f"{where}: timeout of a seat not on the clock")
+            elif at < deadline(s):
+                problems.append(f"{where}: timeout before its deadline")
+            else:
+                started.pop(s)
+                overdue.add(s)
+                left[s] = spec.get("increment_s", 0) * 1_000_000
+        elif kind in ("game_finished", "game_aborted"):
+            in_play = False
+        elif kind not in RULES_FREE:
+            in_play = True
+            if isinstance(seat, int) and line["command"] is not None and rest == 0:
+                command = msgspec.convert(line["command"], game.command_type)
+                rng = rng_for(seed, line["version"] - 1)
+                rest = len(game.decide(state, seat, command, rng))
+                if seat in started:
+                    problems += _decision(spec, line, at, seat, deadline(seat), started, left)
+                overdue.discard(seat)
+            rest = max(0, rest - 1)
+            event = msgspec.convert({"type": kind, **data}, game.event_type)
+            state = game.evolve(state, event)
+        awaited = set(game.awaiting(state)) - bots - overdue if in_play else set()
+        for s in list(started):
+            if s not in awaited:
+                started.pop(s)
+        for s in awaited:
+            started.setdefault(s, at)
+    return problems
+
+
+def _decision(
+    spec: dict[str, Any],
+    line: dict[str, Any],
+    at: int,
+    seat: int,
+    deadline: int,
+    started: dict[int, int],
+    left: list[int],
+) -> list[str]:
+    """The first event of a timed decision: its recorded clock and its deadline."""
+    where = f"v{line['version']}"
+    timing = line.get("clock")
+    if timing is None:
+        return [f"{where}: a timed decision without its clock"]
+    problems = []
+    used = at - started.pop(seat)
+    if at > deadline:
+        problems.append(f"{where}: a decision after its deadline (a missed timeout)")
+    if timing.get("used_ms") != used // 1000:
+        problems.append(f"{where}: used_ms is not what the stamps say")
+    if spec["kind"] == "fischer":
+        left[seat] = max(0, left[seat] - used) + spec["increment_s"] * 1_000_000
+        if timing.get("remaining_ms") != left[seat] // 1000:
+            problems.append(f"{where}: remaining_ms is not what the stamps say")
+    return problems
