@@ -35,7 +35,7 @@ from service.audit import export_lines, stored_lines, verify
 from service.chain import now_text
 from service.clocks import micros, stamp
 from service.errors import Conflict, Forbidden, Unauthorized
-from service.fold import GAME_FINISHED, Fold
+from service.fold import ENDINGS, Fold
 from service.games import GameService, game_types
 from service.players import Player, Players
 from service.settings import Settings
@@ -151,7 +151,7 @@ def _app(request: Request[Any, Any, Any]) -> Tabletop:
 
 def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
     seat = t.games.seat_for(fold, player)
-    shown = None if fold.status == "finished" else seat
+    shown = None if fold.over else seat
     return s.GameOut(
         id=str(fold.id),
         game=fold.game.name,
@@ -469,7 +469,7 @@ def replay(
     fold = t.game(game_id)
     seat = t.games.seat_for(fold, t.caller(request, required=False))
     past = t.games.replay(fold, version)
-    finished = fold.status == "finished"
+    finished = fold.over
     return s.ReplayOut(
         version=past.version,
         status=past.status,
@@ -509,7 +509,7 @@ def _log_and_seed(
         revealed = [
             line["data"].get("seed")
             for line in lines
-            if line.get("type") == GAME_FINISHED and isinstance(line.get("data"), dict)
+            if line.get("type") in ENDINGS and isinstance(line.get("data"), dict)
         ]
         if revealed and isinstance(revealed[-1], str):
             return lines, revealed[-1]

@@ -47,6 +47,8 @@ class GameType(msgspec.Struct):
     max_players: int
     options: dict[str, Any]
     bots: list[str]
+    clocks: list[str]  # the time controls a game may be created with
+    on_timeout: list[str]  # what may happen to a seat whose time runs out
 
 
 class NewGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

@@ -26,6 +26,7 @@ from service.errors import Unprocessable
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_SECONDS = 60 * 60 * 24 * 60  # 60 days: more than any clock needs
+KINDS = ("fischer", "deadline")
 POLICIES = ("bot:random", "bot:greedy", "forfeit")
 DEFAULT_POLICY = "bot:random"
 

@@ -690,7 +690,7 @@ class GameService:
             return new_fold(fold.id, events[0]).advance(events[1:], clone=False)
 
     def seed_of_finished(self, fold: Fold) -> str | None:
-        return self.seed_hex(fold.id) if fold.status == "finished" else None
+        return self.seed_hex(fold.id) if fold.over else None
 
     def seed_hex(self, game_id: UUID) -> str:
         """The secret seed: for the finished game's export and for arbiters only."""
@@ -987,6 +987,8 @@ def game_types() -> list[dict[str, Any]]:
             "max_players": g.max_players,
             "options": msgspec.to_builtins(g.options_type()),
             "bots": ["random", *sorted(g.bots)],
+            "clocks": list(clocks.KINDS),
+            "on_timeout": list(clocks.POLICIES),
         }
         for g in GAMES.values()
     ]
