@@ -122,12 +122,13 @@ class MoveRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     move: dict[str, Any]
 
 
-class EventOut(msgspec.Struct):
+class EventOut(msgspec.Struct, omit_defaults=True):
     version: int
     type: str
     seat: int | str
     at: str
     data: Any
+    clock: dict[str, int] | None = None  # a timed decision: used_ms (and remaining_ms)
 
 
 class MoveResult(msgspec.Struct):

@@ -785,13 +785,16 @@ class GameService:
             shown = fold.game.redact(fold.decode(e.type, data), seat)
             data = msgspec.to_builtins(shown)
             data.pop("type", None)
-        return {
+        shown = {
             "version": e.originator_version,
             "type": e.type,
             "seat": e.seat,
             "at": e.at,
             "data": data,
         }
+        if e.clock is not None:  # a timed decision: the time it used (and, Fischer, left)
+            shown["clock"] = e.clock
+        return shown
 
     def _committed(self, fold: Fold) -> None:
         if self.on_commit is not None:
