@@ -114,7 +114,7 @@ def selfplay(
     if chosen is None:
         raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     base = seed or secrets.token_hex(8)
-    opts = _checked(chosen, players, options, bots.split(","))
+    opts = _checked(chosen, players, _json(options), bots.split(","))
     lines = run_selfplay(chosen, players, games, base, bots.split(","), opts)
     with _progress() as progress:
         task = progress.add_task(f"{game} x{players}", total=games)
@@ -138,7 +138,7 @@ def duel(
     if chosen is None:
         raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     base = seed or secrets.token_hex(8)
-    _checked(chosen, players, "{}", [bot, against])  # a duel plays the default options
+    _checked(chosen, players, {}, [bot, against])  # a duel plays the default options
     won = alone = played = 0
     with _progress() as progress:
         task = progress.add_task(f"{bot} vs {against} ({game})", total=games)
@@ -167,15 +167,18 @@ def _refuse(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _checked(game: Game[Any, Any], players: int, options: str, bots: list[str]) -> Any:
-    """The options (JSON), player count and bot names, checked as the API checks a new game,
-    before anything is played."""
+def _json(options: str) -> Any:
     try:
-        raw = json.loads(options)
+        return json.loads(options)
     except json.JSONDecodeError as error:
         _refuse(f"--options is not JSON: {error}")
+
+
+def _checked(game: Game[Any, Any], players: int, options: Any, bots: list[str]) -> Any:
+    """The options, player count and bot names, checked as the API checks a new game, before
+    anything is played."""
     try:
-        parsed = parse_options(game, raw, players)
+        parsed = parse_options(game, options, players)
     except RuleError as error:
         _refuse(f"{error.code}: {error.message}")
     for name in bots:

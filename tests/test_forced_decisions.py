@@ -83,7 +83,8 @@ def test_the_check_sees_a_lone_command() -> None:
     game = GAMES["plus-ultra"]
 
     class Waits:
-        """Plus Ultra as it was: the engine waited on a lone `pass_character`."""
+        """Plus Ultra listing only the first of its legal commands, so every seat it waits on
+        has one (as its lone `pass_character` was before §4 applied it)."""
 
         def __getattr__(self, attr: str) -> Any:
             return getattr(game, attr)
