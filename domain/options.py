@@ -13,11 +13,12 @@ from domain.contract import Game, RuleError
 def parse_options(game: Game[Any, Any], raw: Any, seats: int) -> Any:
     """`raw` (a JSON object) as `game.options_type`, checked for `seats` players.
 
-    Raises RuleError: `invalid_options.seats` for a player count the game does not take (the
-    code the games' own checks use),
-    `invalid_options.unknown` for a key it has no option for (never silently ignored),
-    `invalid_options` for a value of the wrong type, and the game's own
-    `invalid_options.<what>` (`validate_options`) for a value or combination it refuses.
+    Raises RuleError with a stable code:
+    - `invalid_options.seats`: a player count the game does not take (the games' own code);
+    - `invalid_options.unknown`: a key the game has no option for (never silently ignored);
+    - `invalid_options`: a value of the wrong type;
+    - the game's `invalid_options.<what>` (`validate_options`): a value, or a combination with
+      the seats or other options, that it refuses.
     """
     if not game.min_players <= seats <= game.max_players:
         raise RuleError(
