@@ -7,16 +7,19 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import msgspec
 import typer
 from rich.console import Console
 from rich.progress import Progress
 
+from domain.contract import Game, RuleError
+from domain.options import parse_options
 from domain.registry import GAMES
 from service.audit import fold_lines, verify
 from service.plugins import load_plugins
+from service.selfplay import bot_named
 from service.selfplay import duel as run_duel
 from service.selfplay import selfplay as run_selfplay
 
@@ -131,7 +134,7 @@ def selfplay(
     if chosen is None:
         raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     base = seed or secrets.token_hex(8)
-    opts = msgspec.convert(json.loads(options), chosen.options_type)
+    opts = _checked(chosen, players, _json(options), bots.split(","))
     lines = run_selfplay(chosen, players, games, base, bots.split(","), opts)
     with _progress() as progress:
         task = progress.add_task(f"{game} x{players}", total=games)
@@ -155,6 +158,7 @@ def duel(
     if chosen is None:
         raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     base = seed or secrets.token_hex(8)
+    _checked(chosen, players, {}, [bot, against])  # a duel plays the default options
     won = alone = played = 0
     with _progress() as progress:
         task = progress.add_task(f"{bot} vs {against} ({game})", total=games)
@@ -175,6 +179,34 @@ def duel(
         "win_rate": round(won / played, 4) if played else None,
     }
     sys.stdout.write(json.dumps(summary) + "\n")
+
+
+def _refuse(message: str) -> NoReturn:
+    """A bad argument: one line on stderr and exit code 2 (a usage error), no traceback."""
+    typer.echo(f"Error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _json(options: str) -> Any:
+    try:
+        return json.loads(options)
+    except json.JSONDecodeError as error:
+        _refuse(f"--options is not JSON: {error}")
+
+
+def _checked(game: Game[Any, Any], players: int, options: Any, bots: list[str]) -> Any:
+    """The options, player count and bot names, checked as the API checks a new game, before
+    anything is played."""
+    try:
+        parsed = parse_options(game, options, players)
+    except RuleError as error:
+        _refuse(f"{error.code}: {error.message}")
+    for name in bots:
+        try:
+            bot_named(game, name)
+        except KeyError as error:
+            _refuse(str(error.args[0]))
+    return parsed
 
 
 def _progress() -> Progress:

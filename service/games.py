@@ -31,6 +31,7 @@ import structlog
 from eventsourcing.persistence import RecordConflictError
 
 from domain.contract import Game, RuleError, random_bot
+from domain.options import parse_options
 from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
 from domain.registry import get as get_game
@@ -964,14 +965,9 @@ def _not_playable(fold: Fold, seat: int, at: str) -> Problem | None:
 
 def _options(game: Game[Any, Any], options: dict[str, Any], seats: int) -> Any:
     try:
-        parsed = msgspec.convert(options, game.options_type, strict=True)
-    except msgspec.ValidationError as error:
-        raise Unprocessable("invalid_options", f"options: {error}") from None
-    try:
-        game.validate_options(parsed, seats)
+        return parse_options(game, options, seats)
     except RuleError as error:
         raise Unprocessable(error.code, error.message) from None
-    return parsed
 
 
 def _command(game: Game[Any, Any], move: Any) -> Any:

@@ -132,6 +132,7 @@ class CharacterActionTaken(_Event, tag="character_action_taken", frozen=True):
 class CharacterPassed(_Event, tag="character_passed", frozen=True):
     seat: int
     character: str
+    automatic: bool = False
 
 
 class CommonActionTaken(_Event, tag="common_action_taken", frozen=True):

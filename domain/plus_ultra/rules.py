@@ -486,12 +486,14 @@ def diagnose(st: State, seat: int, cmd: Any, legal: list[Any]) -> RuleError:
     return illegal("invalid_choice", "that choice is not possible now")
 
 
-def apply_command(st: State, seat: int, cmd: Any, emit: _Emitter) -> None:
+def apply_command(st: State, seat: int, cmd: Any, emit: _Emitter, automatic: bool = False) -> None:
+    """The events of `cmd`. `automatic`: the engine applies it as the seat's only legal command
+    (§4); the commands that can be alone mark their event with it (see `_apply_lone`)."""
     t = type(cmd)
     if t is C.ReactivateTercios:
         emit(E.ReactivationAnswered(seat=seat, accept=cmd.accept))
     elif t is C.PickCharacter:
-        emit(E.CharacterPicked(seat=seat, character=cmd.character))
+        emit(E.CharacterPicked(seat=seat, character=cmd.character, automatic=automatic))
     elif t is C.BuyBull:
         card = st.holder.get("cardinal")
         paid = card if cmd.accept and card is not None and card != seat else None
@@ -504,7 +506,7 @@ def apply_command(st: State, seat: int, cmd: Any, emit: _Emitter) -> None:
         assert st.step1_char is not None
         _character_action(st, seat, st.step1_char, cmd.action, cmd.params, True, emit)
     elif t is C.PassCharacter:
-        emit(E.CharacterPassed(seat=seat, character=cmd.character))
+        emit(E.CharacterPassed(seat=seat, character=cmd.character, automatic=automatic))
     elif t is C.CommonAction:
         emit(
             E.CommonActionTaken(seat=seat, action=cmd.action, params=cmd.params, bull=cmd.use_bull)
@@ -514,9 +516,9 @@ def apply_command(st: State, seat: int, cmd: Any, emit: _Emitter) -> None:
     elif t is C.DiscardEstate:
         emit(E.EstateDiscarded(seat=seat, estate=cmd.estate))
     elif t is C.EndRound:
-        emit(E.RoundEnded(seat=seat))
+        emit(E.RoundEnded(seat=seat, automatic=automatic))
     elif t is C.ResolveNatives:
-        emit(E.NativesResolved(seat=seat, method=cmd.method))
+        emit(E.NativesResolved(seat=seat, method=cmd.method, automatic=automatic))
     elif t is C.ResolveColony:
         emit(E.ColonyResolved(seat=seat, place_house=cmd.place_house))
     elif t is C.LevyResponse:
@@ -549,31 +551,20 @@ def advance(st: State, rng: random.Random, emit: _Emitter) -> None:
     while True:
         ph = st.phase
         if ph == "rounds":
-            if st.pending:
-                if not _auto_pending(st, emit):
-                    return
+            if st.pending and _auto_pending(st, emit):
                 continue
-            actor = st.acting[st.actor_index]
-            if st.step1_char is not None and round_moves(st, actor) == [END_ROUND]:
-                emit(E.RoundEnded(seat=actor, automatic=True))
-                continue
-            return
+            if not _apply_lone(st, emit):
+                return
+            continue
         if ph == "commit":
             if any(s not in st.commitments for s in st.commit_asked):
                 return
             _place_war(st, emit)
         elif ph == "draft":
             if st.picks_done < 2 * st.n:
-                if len(st.hand) == 1:  # a single card offered is taken automatically
-                    emit(
-                        E.CharacterPicked(
-                            seat=st.acting[st.picks_done % st.n],
-                            character=st.hand[0],
-                            automatic=True,
-                        )
-                    )
-                    continue
-                return
+                if not _apply_lone(st, emit):  # S5: a single card offered is taken
+                    return
+                continue
             _reveal(st, emit)
         elif ph == "reactivate":
             if next_asked(st, can_reactivate) is not None:
@@ -602,15 +593,28 @@ def advance(st: State, rng: random.Random, emit: _Emitter) -> None:
             return
 
 
+def _apply_lone(st: State, emit: _Emitter) -> bool:
+    """§4: when the one awaited seat has a single legal command, apply it (marked automatic)
+    instead of asking; False when there is a real choice to wait for.
+
+    Only a `pass_character` (no action, common action or estate left to it), `end_round`, a
+    lone offered card (S5) or the `decline` of natives it cannot capture (§5.5) can be alone:
+    every other decision always lists at least two commands."""
+    seats = awaiting(st)
+    if len(seats) != 1:
+        return False
+    legal = legal_commands(st, seats[0])
+    if len(legal) != 1:
+        return False
+    apply_command(st, seats[0], legal[0], emit, automatic=True)
+    return True
+
+
 def _auto_pending(st: State, emit: _Emitter) -> bool:
-    """Settle the front sub-decision when its seat has no real choice; False if it must ask."""
+    """Settle a levy or raid whose seat cannot choose (R27, §5.6): their commands are listed
+    whatever the seat can afford, so `_apply_lone` does not see these. False if it must ask."""
     pend = st.pending[0]
     p = st.players[pend.seat]
-    if pend.kind == "natives":
-        if p.bulls < 1 and not (p.ducats >= 1 and p.active >= 1):
-            emit(E.NativesResolved(seat=pend.seat, method="decline", automatic=True))
-            return True
-        return False
     if pend.kind == "levy":
         if p.ducats < 1:  # R27
             emit(E.LevyResolved(seat=pend.seat, pay=False, automatic=True))

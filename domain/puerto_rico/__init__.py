@@ -33,6 +33,23 @@ def _invalid(what: str, message: str) -> RuleError:
     return RuleError(f"invalid_options.{what}", message)
 
 
+def _check_applicable(options: Options, seats: int) -> None:
+    """§1.3: an option that cannot apply to these seats or without the expansion is refused,
+    not ignored. Its default value always passes: it asks for the rules as printed."""
+    printed = Options()
+    if options.expansion == "none":  # the forest house and the library are expansion buildings
+        if options.forest_house_with_hacienda != printed.forest_house_with_hacienda:
+            raise _invalid("forest_house_with_hacienda", "needs expansion new-buildings (R5)")
+        if options.library_craftsman_goods != printed.library_craftsman_goods:
+            raise _invalid("library_craftsman_goods", "needs expansion new-buildings (R20)")
+        if options.library_2p_once_per_round != printed.library_2p_once_per_round:
+            raise _invalid("library_2p_once_per_round", "needs expansion new-buildings (R21)")
+    if seats != 2 and options.library_2p_once_per_round != printed.library_2p_once_per_round:
+        raise _invalid("library_2p_once_per_round", f"2 players only (R21), not {seats}")
+    if seats != 5 and options.vp_pool_5p != printed.vp_pool_5p:
+        raise _invalid("vp_pool_5p", f"5 players only, not {seats}")
+
+
 class PuertoRico:
     name = "puerto-rico"
     title = "Puerto Rico"
@@ -62,6 +79,7 @@ class PuertoRico:
             raise _invalid("library_2p_once_per_round", "a boolean")
         if not isinstance(options.auto_forced, bool):
             raise _invalid("auto_forced", "a boolean")
+        _check_applicable(options, seats)
 
     def initial(self, options: Options, seats: int) -> State:
         n = seats

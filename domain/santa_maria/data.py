@@ -284,3 +284,6 @@ RETIRE_ACTIONS: dict[str, tuple[str, ...]] = {
     "RS4": ("SH",),
     "RS5": ("ROAD",),
 }
+# Queued after a retire space's action: step 3 of §4.7 reads the port only when it starts, so a
+# tile shipped by RS4 pays its dock's income in the same retire.
+SHIPPING_INCOME = "INCOME"

@@ -138,7 +138,14 @@ class Retired(_Event, tag="retired", frozen=True):
     seat: int
     space: str
     position: int  # 1 = first to retire this year
-    effects: list[str]  # space action, then income by dock and arrival
+    effects: list[str]  # the space's action, then "INCOME" (shipping income, §4.7 step 3)
+
+
+class ShippingIncomeQueued(_Event, tag="shipping_income_queued", frozen=True):
+    """§4.7 step 3 begins: one income effect per tile in port, by dock then arrival (R18)."""
+
+    seat: int
+    effects: list[str]
 
 
 # --- resolution (§4.6) --------------------------------------------------------------------------
@@ -285,6 +292,7 @@ Event = Union[  # noqa: UP007 - the contract names a typing.Union
     BuildingActivated,
     DieActivated,
     Retired,
+    ShippingIncomeQueued,
     EffectStarted,
     ResourceGained,
     CoinsGained,

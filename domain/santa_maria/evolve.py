@@ -179,6 +179,10 @@ def _retired(s: SantaMariaState, e: ev.Retired) -> None:
     p.main_actions += 1
 
 
+def _shipping_income_queued(s: SantaMariaState, e: ev.ShippingIncomeQueued) -> None:
+    s.queue[0:0] = e.effects
+
+
 def _effect_started(s: SantaMariaState, e: ev.EffectStarted) -> None:
     s.queue.pop(0)
 
@@ -340,6 +344,7 @@ HANDLERS: dict[type, Callable[[SantaMariaState, Any], None]] = {
     ev.BuildingActivated: _building_activated,
     ev.DieActivated: _die_activated,
     ev.Retired: _retired,
+    ev.ShippingIncomeQueued: _shipping_income_queued,
     ev.EffectStarted: _effect_started,
     ev.ResourceGained: _resource_gained,
     ev.CoinsGained: _coins_gained,

@@ -242,6 +242,11 @@ def conquistador_action(sim: Sim, seat: int, extra: int) -> None:
         gain_resource(sim, seat, "gold", 1)
 
 
+def shipping_income(p: PlayerState) -> list[str]:
+    """One income effect per tile in port: docks 1 to 4, then arrival order (R18)."""
+    return [data.DOCK_INCOME[dock] for dock in range(1, data.DOCKS + 1) for _ in p.port[dock - 1]]
+
+
 def resolve_effect(sim: Sim, seat: int, effect: str) -> None:
     s = sim.s
     p = s.players[seat]
@@ -267,6 +272,10 @@ def resolve_effect(sim: Sim, seat: int, effect: str) -> None:
     elif effect == "ROAD":
         if s.road_stack > 0 and data.EMPTY in p.cells:  # R16, R37
             sim.emit(ev.DecisionOpened(seat=seat, decision="road"))
+    elif effect == data.SHIPPING_INCOME:
+        income = shipping_income(p)
+        if income:
+            sim.emit(ev.ShippingIncomeQueued(seat=seat, effects=income))
     elif effect[0] == "M":
         space = int(effect[1:])
         # R21: at one symbol, the blue-die unlock comes before the recruitment.
@@ -565,10 +574,8 @@ def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) ->
         raise _bad(f"no retire space {c.space!r}")
     if s.retire_spaces[c.space] != -1:
         raise illegal("space_taken", f"{c.space} is taken this year")
-    p = s.players[seat]
-    effects = list(data.RETIRE_ACTIONS[c.space])
-    for dock in range(1, data.DOCKS + 1):  # R18: docks 1->4, then arrival order
-        effects.extend(data.DOCK_INCOME[dock] for _ in p.port[dock - 1])
+    # §4.7: the income is listed only once the action is done (RS4 may ship a tile first).
+    effects = [*data.RETIRE_ACTIONS[c.space], data.SHIPPING_INCOME]
     sim = Sim(s, rng, seat)
     sim.emit(
         ev.Retired(seat=seat, space=c.space, position=len(s.retire_order) + 1, effects=effects)

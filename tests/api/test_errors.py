@@ -66,7 +66,12 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
             422,
             "invalid_options.rounds",
         ),
-        ({"game": "secret-duel", "seats": 2, "options": {"colour": 1}}, 422, "invalid_options"),
+        (
+            {"game": "secret-duel", "seats": 2, "options": {"colour": 1}},
+            422,
+            "invalid_options.unknown",
+        ),
+        ({"game": "secret-duel", "seats": 2, "options": {"rounds": "3"}}, 422, "invalid_options"),
         ({"game": "secret-duel", "seats": 2, "bots": {"5": "random"}}, 422, "invalid_bot_seat"),
         ({"game": "secret-duel", "seats": 2, "bots": {"1": "genius"}}, 422, "unknown_bot"),
         ({"game": "secret-duel"}, 400, "invalid_request"),
@@ -118,6 +123,73 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
     _problem(c.get(f"/v1/games/{gid}/audit"), 409, "game_not_finished")
     assert c.get(f"/v1/games/{gid}/events").json()["events"] == events_before
     assert _stored(api) == stored
+
+
+# Options that do not exist, or cannot apply to the seats or the expansion chosen (§1.3 of
+# each game's rules): refused with a stable code, never silently ignored.
+REFUSED_OPTIONS = [
+    ("puerto-rico", 4, {"expansions": "new_buildings"}, "invalid_options.unknown"),
+    ("caylus", 3, {"favors": "simplified"}, "invalid_options.unknown"),
+    ("plus-ultra", 3, {"common_actions": 2}, "invalid_options.unknown"),
+    ("santa-maria", 2, {"colony_board": "draft"}, "invalid_options.unknown"),
+    (
+        "puerto-rico",
+        4,
+        {"expansion": "none", "forest_house_with_hacienda": "exclusive"},
+        "invalid_options.forest_house_with_hacienda",
+    ),
+    (
+        "puerto-rico",
+        3,
+        {"library_craftsman_goods": "different"},
+        "invalid_options.library_craftsman_goods",
+    ),
+    (
+        "puerto-rico",
+        4,
+        {"expansion": "new-buildings", "library_2p_once_per_round": True},
+        "invalid_options.library_2p_once_per_round",
+    ),
+    (
+        "puerto-rico",
+        2,
+        {"library_2p_once_per_round": True},
+        "invalid_options.library_2p_once_per_round",
+    ),
+    ("puerto-rico", 4, {"vp_pool_5p": 126}, "invalid_options.vp_pool_5p"),
+    ("puerto-rico", 4, {"vp_pool_5p": "126"}, "invalid_options"),
+    ("caylus", 2, {"lawyer_prestige": 5}, "invalid_options.lawyer_prestige"),
+]
+
+
+def test_options_must_exist_and_apply(api: Api) -> None:
+    ada = api.player("ada")
+    before = _stored(api)
+    for game, seats, options, code in REFUSED_OPTIONS:
+        body = {"game": game, "seats": seats, "options": options}
+        _problem(api.client.post("/v1/games", json=body, headers=Api.auth(ada)), 422, code)
+    assert _stored(api) == before
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("puerto-rico", 2, {"expansion": "new-buildings", "library_2p_once_per_round": True}),
+        ("puerto-rico", 5, {"vp_pool_5p": 126}),
+        (
+            "puerto-rico",
+            3,
+            {"expansion": "new-buildings", "forest_house_with_hacienda": "exclusive"},
+        ),
+        # Defaults ask for the printed rules: naming them is never refused.
+        ("puerto-rico", 4, {"forest_house_with_hacienda": "allowed", "vp_pool_5p": 122}),
+    ],
+)
+def test_options_that_apply_are_kept(api: Api, game: str, seats: int, options: Any) -> None:
+    ada = api.player("ada")
+    created = api.create(ada, game, seats, options=options)
+    for name, value in options.items():
+        assert created["options"][name] == value
 
 
 @pytest.fixture

@@ -149,6 +149,27 @@ def test_end_round_needs_a_character_and_ends_by_itself() -> None:
     assert of(events, E.RoundEnded) == [E.RoundEnded(seat=s, automatic=True)]
 
 
+def test_a_lone_pass_character_is_applied_by_the_engine() -> None:
+    """§4: only seats with a real choice are asked. In round 2, seat 1 holds only the Viceroy
+    unused, with 0 ducats (no house, no capture), no natives in sight, no bull, no estate and
+    its common action spent: passing is its one legal command, so it is not awaited."""
+    st = fresh(2)
+    set_order(st, [0, 1])
+    clear_new_world(st)
+    at_rounds(st, {0: ["admiral", "merchant"], 1: ["king", "viceroy"]}, actor=0)
+    st.round = 2
+    st.players[0].used, st.players[1].used = ["merchant"], ["king"]
+    for p in st.players:
+        p.common_count = 1
+    st.players[1].ducats = 0
+    turn = st.turn
+    events = act(st, 0, C.PassCharacter(character="admiral"))
+    assert of(events, E.TurnEnded) == [E.TurnEnded(turn=turn)]
+    assert E.CharacterPassed(seat=1, character="viceroy", automatic=True) in events
+    assert E.RoundEnded(seat=1, automatic=True) in events
+    assert st.players[1].used == []  # the turn is over: the cards are back
+
+
 def test_common_action_once_per_turn_board_wide_and_allowance() -> None:
     st, s = _round(["admiral", "merchant"])
     act(st, s, C.CommonAction(action="loan"))

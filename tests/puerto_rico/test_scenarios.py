@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from domain.contract import RuleError
@@ -793,7 +795,43 @@ def test_options_validation() -> None:
 def test_vp_pool_5p_option() -> None:
     s = GAME.initial(GAME.options_type(vp_pool_5p=126), 5)
     assert s.vp_supply == 126
-    assert GAME.initial(GAME.options_type(vp_pool_5p=126), 4).vp_supply == 100
+    assert GAME.initial(GAME.options_type(), 4).vp_supply == 100
+
+
+@pytest.mark.parametrize(
+    ("seats", "options", "code"),
+    [
+        (4, dict(forest_house_with_hacienda="exclusive"), "forest_house_with_hacienda"),
+        (3, dict(library_craftsman_goods="different"), "library_craftsman_goods"),
+        (2, dict(library_2p_once_per_round=True), "library_2p_once_per_round"),
+        (
+            4,
+            dict(expansion="new-buildings", library_2p_once_per_round=True),
+            "library_2p_once_per_round",
+        ),
+        (4, dict(vp_pool_5p=126), "vp_pool_5p"),
+        (2, dict(expansion="new-buildings", vp_pool_5p=126), "vp_pool_5p"),
+    ],
+)
+def test_options_that_cannot_apply_are_refused(seats: int, options: Any, code: str) -> None:
+    """§1.3: the forest house and the library exist only with the expansion (R5, R20, R21),
+    the once-per-round library only with 2 players (R21), the 126-chip pool only with 5."""
+    with pytest.raises(RuleError) as exc:
+        GAME.validate_options(GAME.options_type(**options), seats)
+    assert exc.value.code == f"invalid_options.{code}"
+
+
+@pytest.mark.parametrize(
+    ("seats", "options"),
+    [
+        (2, dict(expansion="new-buildings", library_2p_once_per_round=True)),
+        (5, dict(expansion="new-buildings", vp_pool_5p=126, library_craftsman_goods="different")),
+        (3, dict(expansion="new-buildings", forest_house_with_hacienda="exclusive")),
+        (4, dict(forest_house_with_hacienda="allowed", library_craftsman_goods="any")),
+    ],
+)
+def test_options_that_apply_are_accepted(seats: int, options: Any) -> None:
+    GAME.validate_options(GAME.options_type(**options), seats)
 
 
 def test_derived_starting_state() -> None:

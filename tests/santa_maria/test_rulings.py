@@ -180,11 +180,68 @@ def test_retire_income_order_r18() -> None:
         s.docks[s.docks.index(t)] = s.ship_stack.pop(0)
     events = when(s, 0, cmd.Retire(space="RS1"))
     started = [e.effect for e in events if isinstance(e, ev.EffectStarted)]
-    assert started == ["C2", "C3", "C3", "CQ", "P2"]
+    assert started == ["C2", data.SHIPPING_INCOME, "C3", "C3", "CQ", "P2"]
+    assert ev.ShippingIncomeQueued(seat=0, effects=["C3", "C3", "CQ", "P2"]) in events
     assert p.coins == 2 + 3 + 3 and p.conquistador == 1 and p.points == 2
     refused(s, 1, cmd.Retire(space="RS1"), "not_your_turn")
     when(s, 0, cmd.EndTurn())
     refused(s, 1, cmd.Retire(space="RS1"), "space_taken")
+
+
+def _dock_first(s, tile: str) -> None:  # type: ignore[no-untyped-def]
+    """Put `tile` at common dock 1 (swapping docks keeps every tile in one place)."""
+    i = s.docks.index(tile)
+    s.docks[0], s.docks[i] = s.docks[i], s.docks[0]
+
+
+def test_rs4_ship_pays_its_own_income_in_the_same_retire() -> None:
+    """§4.7: the space's action runs first, then income is paid for every tile in port,
+    so a tile shipped by RS4 pays its dock's income at once (the issue's repro)."""
+    s = given(["hacienda", "puerto"])
+    anna = s.players[0]
+    anna.res["wood"], anna.res["grain"] = 1, 1
+    _dock_first(s, "SO1")
+
+    when(s, 0, cmd.Retire(space="RS4"))
+    assert s.pending is not None and s.pending.kind == "ship" and anna.coins == 0
+    events = when(s, 0, cmd.Ship(dock=1))
+
+    assert anna.port[0] == ["SO1"] and anna.res["wood"] == anna.res["grain"] == 0
+    assert ev.CoinsGained(seat=0, amount=3) in events
+    when(s, 0, cmd.EndTurn())
+    assert anna.coins == 3
+
+
+def test_rs4_income_keeps_dock_order_with_the_new_tile() -> None:
+    """R18: docks 1 to 4, so the tile RS4 ships to dock 1 pays before an older dock-4 tile."""
+    s = given(["hacienda", "puerto"])
+    anna = s.players[0]
+    anna.res["wood"], anna.res["grain"] = 1, 1
+    s.ship_stack.remove("SW03")
+    anna.port[3] = ["SW03"]
+    _dock_first(s, "SO1")
+
+    when(s, 0, cmd.Retire(space="RS4"))
+    events = when(s, 0, cmd.Ship(dock=1))
+
+    gains = [e for e in events if isinstance(e, (ev.CoinsGained, ev.PointsScored))]
+    assert gains == [
+        ev.CoinsGained(seat=0, amount=3),
+        ev.PointsScored(seat=0, amount=2, reason="effect"),
+    ]
+    assert anna.coins == 3 and anna.points == 2
+
+
+def test_rs4_declined_pays_only_the_tiles_already_in_port() -> None:
+    s = given(["hacienda", "puerto"])
+    anna = s.players[0]
+    s.ship_stack.remove("SW03")
+    anna.port[3] = ["SW03"]
+
+    when(s, 0, cmd.Retire(space="RS4"))
+    when(s, 0, cmd.Decline())
+
+    assert anna.coins == 0 and anna.points == 2 and s.pending is None and not s.queue
 
 
 def test_alchemy_once_per_year() -> None:
