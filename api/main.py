@@ -27,6 +27,8 @@ def build(settings: Settings | None = None) -> Litestar:
             settings.arbiters,
             projections=settings if inside and not in_memory else None,
             create_tables=settings.create_tables,
-            keep_time=inside and not in_memory,
+            keep_time=inside
+            and not in_memory
+            and os.environ.get("TABLETOP_TIMEKEEPER", "app") == "app",
         )
     )

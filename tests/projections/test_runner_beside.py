@@ -158,3 +158,25 @@ def _advisory_waiters(pg_url: str) -> int:
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
         ).fetchone()
     return int(row[0]) if row else 0
+
+
+def test_serve_keeps_time_on_postgres(served: tuple[subprocess.Popen[bytes], str]) -> None:
+    """The timekeeper beside `serve` applies a timeout when a (one-second) clock runs out:
+    the seat that never answers forfeits and the bots finish the game."""
+    _, url = served
+    key = httpx.post(f"{url}/v1/players", json={"name": "ada"}).json()["api_key"]
+    body = {
+        "game": "caylus",
+        "seats": 2,
+        "seat": 0,
+        "bots": {"1": "random"},
+        "clock": {"kind": "fischer", "initial_s": 1},
+        "on_timeout": "forfeit",
+    }
+    created = httpx.post(f"{url}/v1/games", json=body, headers={"Authorization": f"Bearer {key}"})
+    assert created.status_code == 201, created.text
+    game = f"{url}/v1/games/{created.json()['id']}"
+    _wait(lambda: httpx.get(game).json()["status"] == "finished", 20)
+    finished = httpx.get(game).json()
+    assert finished["forfeited"] == {"0": "timed_out"} and finished["result"]["ranks"] == [2, 1]
+    assert httpx.get(f"{game}/audit").json()["verified"]
