@@ -59,7 +59,7 @@ class Tabletop:
         projections: Settings | None = None,
         create_tables: bool = True,
         now: Callable[[], str] = now_text,
-        keep_time: bool = False,
+        keep_time: Settings | None = None,
     ) -> None:
         self.store = store
         self.games = GameService(store, now)
@@ -74,8 +74,9 @@ class Tabletop:
         self.probe = StoreProbe(store)
         self._projections = projections
         self.runner: GamesRunner | None = None
-        # Applies the timeouts: in a thread of this app when `keep_time` (SQLite, tests);
-        # beside the API processes on Postgres (projections/beside.py).
+        # Applies the timeouts, in a thread of this app with `keep_time` (the store's settings):
+        # its writes then reach this process's cache and live streams at once. On Postgres
+        # one process of the database keeps time; the others' timekeepers stand by.
         self.timekeeper = Timekeeper(self.games, self.reads)
         self._keep_time = keep_time
         self._time_stop = threading.Event()
@@ -87,9 +88,9 @@ class Tabletop:
     def start(self) -> None:
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
-        if self._keep_time:
+        if self._keep_time is not None:
             threading.Thread(
-                target=self.timekeeper.run, args=(self._time_stop,), daemon=True
+                target=self.timekeeper.keep, args=(self._keep_time, self._time_stop), daemon=True
             ).start()
 
     async def drain(self) -> None:

@@ -21,14 +21,15 @@ def build(settings: Settings | None = None) -> Litestar:
     # several workers runs one beside them; `tabletop projections run` is another way).
     inside = os.environ.get("TABLETOP_PROJECTIONS", "app") == "app"
     in_memory = settings.database_url is None and settings.sqlite_path == ":memory:"
+    # The timekeeper runs in the app too (one per database acts), unless it runs elsewhere
+    # (`tabletop timekeeper run`): its timeouts then reach this process's reads at once.
+    keeps_time = os.environ.get("TABLETOP_TIMEKEEPER", "app") == "app"
     return create_app(
         Tabletop(
             open_store(settings),
             settings.arbiters,
             projections=settings if inside and not in_memory else None,
             create_tables=settings.create_tables,
-            keep_time=inside
-            and not in_memory
-            and os.environ.get("TABLETOP_TIMEKEEPER", "app") == "app",
+            keep_time=settings if keeps_time and not in_memory else None,
         )
     )

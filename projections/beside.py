@@ -1,5 +1,4 @@
-"""The projection runner (and the timekeeper) in a process of its own, beside `tabletop
-serve` on Postgres.
+"""The projection runner in a process of its own, beside `tabletop serve` on Postgres.
 
 In the API's process the runner would share its interpreter lock and slow every request
 (it folds each game again); in a process of its own it runs on another core. The process
@@ -24,10 +23,7 @@ RESTART_AFTER = 1.0  # seconds between a runner's death and its replacement
 
 
 def _run(settings: Settings, parent: int) -> None:
-    """The projection runner, and beside it (in a thread) the timekeeper: both wait on their
-    own lock when another process of the database holds it."""
-    from projections.runner import run_forever, view_for
-    from service import timekeeper
+    from projections.runner import run_forever
     from service.logs import configure
     from service.plugins import load_plugins
 
@@ -40,11 +36,6 @@ def _run(settings: Settings, parent: int) -> None:
         os._exit(0)  # nothing is lost: the read model commits rows and position together
 
     threading.Thread(target=orphaned, daemon=True).start()
-    if os.environ.get("TABLETOP_TIMEKEEPER", "app") == "app":
-        keeper = threading.Thread(
-            target=timekeeper.run_forever, args=(settings, view_for), daemon=True
-        )
-        keeper.start()
     run_forever(settings)
 
 

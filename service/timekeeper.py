@@ -83,24 +83,27 @@ class Timekeeper:
                 pause = RETRY
             stop.wait(pause)
 
+    def keep(self, settings: Settings, stop: threading.Event) -> None:
+        """`run`, as the one timekeeper of the database: on Postgres, wait on the role's lock
+        while another process holds it; start again when the store comes back."""
+        while not stop.is_set():
+            try:
+                with sole(settings, "timekeeper"):
+                    self.run(stop)
+            except Exception as error:  # no database now: the lock comes back with it
+                log.warning("timekeeper_failed", error=repr(error))
+                stop.wait(RETRY)
+
 
 def run_forever(
     settings: Settings,
     deadlines: Callable[[EventStoreApp], Deadlines],
     stop: threading.Event | None = None,
 ) -> None:
-    """`tabletop timekeeper run`, and the one `tabletop serve` runs: keep time until
-    `stop`. On Postgres another timekeeper of the same database waits here meanwhile.
-    `deadlines` gives the read model's index over a store."""
-    stop = stop or threading.Event()
-    while not stop.is_set():
-        try:
-            with sole(settings, "timekeeper"):
-                store = open_store(settings)
-                try:
-                    Timekeeper(GameService(store), deadlines(store)).run(stop)
-                finally:
-                    store.close()
-        except Exception as error:  # no database now: the lock and the store come back
-            log.warning("timekeeper_failed", error=repr(error))
-            stop.wait(RETRY)
+    """`tabletop timekeeper run`: keep time until `stop` (`deadlines` gives the read
+    model's index over a store)."""
+    store = open_store(settings)
+    try:
+        Timekeeper(GameService(store), deadlines(store)).keep(settings, stop or threading.Event())
+    finally:
+        store.close()
