@@ -1,0 +1,211 @@
+"""Each round's tables, by format, with seats balanced over the tournament.
+
+- Table sizes: as many tables as a full table each needs, sizes as even as possible and
+  never below the game's minimum; when that cannot be done, the fewest byes that make it
+  possible (a bye goes to whoever has had the fewest, the lowest placed first).
+- swiss: entrants in standings order fill the tables top down; then swaps between tables
+  that lower repeat meetings first and the spread of points at a table second.
+- round-robin: with n = k * k entrants at tables of k (k = 2, 3, 4, 5) the rounds are the
+  parallel classes of the affine plane of order k, so every pair meets exactly once in
+  k + 1 rounds (16 at tables of 4: 5 rounds); otherwise swaps that make pairs meet as
+  evenly as the numbers allow.
+- knockout: the best `advance` of each table (rank, then game score) go on until one table
+  is left: the final.
+- Seats: each table's entrants take the seat order that gives each of them the seat
+  positions they have held least (every order is tried; tables have at most 5 seats).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from typing import Any
+
+from domain.tournaments.standings import standings
+from domain.tournaments.state import Tournament
+
+Pair = frozenset[str]
+MAX_PASSES = 40
+
+
+def table_sizes(n: int, low: int, high: int) -> tuple[list[int], int]:
+    """(table sizes, byes) for `n` entrants at tables of `low`..`high` seats."""
+    for playing in range(n, 0, -1):
+        tables = -(-playing // high)
+        base, extra = divmod(playing, tables)
+        if base >= low:
+            return [base + 1] * extra + [base] * (tables - extra), n - playing
+    return [], n
+
+
+def over(state: Tournament) -> bool:
+    """Whether the last round was the tournament's last."""
+    if not state.rounds or not state.rounds[-1].complete:
+        return False
+    if state.config["format"] == "knockout":
+        return len(_advancing(state)) <= 1 or len(state.rounds[-1].tables) == 1
+    return len(state.rounds) >= int(state.config["rounds"])
+
+
+def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]], list[str]]:
+    """The next round's tables (entrant ids in seat order) and byes."""
+    rng = random.Random(f"{state.config['seed']}/{len(state.rounds) + 1}")
+    form = state.config["format"]
+    players = _advancing(state) if form == "knockout" and state.rounds else state.active
+    if form == "swiss":
+        placed = [line["entrant"] for line in standings(state) if line["entrant"] in players]
+        if not state.rounds:
+            rng.shuffle(placed)
+    else:  # one order for the whole tournament: the plane's points keep their entrants
+        placed = list(players)
+        random.Random(f"{state.config['seed']}/order").shuffle(placed)
+    sizes, bye_count = table_sizes(len(placed), low, high)
+    byes = _byes(state, placed, bye_count)
+    playing = [p for p in placed if p not in byes]
+    met = meetings(state)
+    if form == "round-robin":
+        tables = _plane(playing, sizes, len(state.rounds)) or _spread(playing, sizes, met, None)
+    elif form == "swiss":
+        points = {line["entrant"]: line["points"] for line in standings(state)}
+        tables = _spread(playing, sizes, met, points)
+    else:
+        tables = _cut(playing, sizes)
+    counts = seat_counts(state)
+    return [_balanced(t, counts) for t in tables], byes
+
+
+def _advancing(state: Tournament) -> list[str]:
+    """Knockout: who goes on from the last round (its byes, and each table's best)."""
+    last = state.rounds[-1]
+    keep = int(state.config["advance"])
+    going = list(last.byes)
+    for t in last.tables:
+        assert t.ranks is not None and t.scores is not None
+        ranks, scores = t.ranks, t.scores
+        best = sorted(range(len(t.seats)), key=lambda s: (ranks[s], -scores[s], s))
+        going += [t.seats[s] for s in best[:keep]]
+    return [e for e in going if e not in state.withdrawn]
+
+
+def _byes(state: Tournament, placed: list[str], count: int) -> list[str]:
+    had = Counter(b for r in state.rounds for b in r.byes)
+    lowest_first = list(reversed(placed))
+    return sorted(lowest_first, key=lambda e: had[e])[:count]
+
+
+def meetings(state: Tournament) -> Counter[Pair]:
+    """How often each pair of entrants has shared a table."""
+    met: Counter[Pair] = Counter()
+    for r in state.rounds:
+        for t in r.tables:
+            met.update(frozenset(p) for p in itertools.combinations(t.seats, 2))
+    return met
+
+
+def seat_counts(state: Tournament) -> dict[str, list[int]]:
+    """How often each entrant has held each seat position (0 = first seat)."""
+    size = state.table_size
+    counts = {e: [0] * size for e in state.entrants}
+    for r in state.rounds:
+        for t in r.tables:
+            for seat, entrant in enumerate(t.seats):
+                counts[entrant][seat] += 1
+    return counts
+
+
+def seat_spread(state: Tournament) -> int:
+    """The largest difference, over entrants, between their most and least held seat
+    among the seats of the tables they played (0 or 1 is as even as it gets)."""
+    counts = seat_counts(state)
+    widest = 0
+    for entrant, held in counts.items():
+        sizes = [len(t.seats) for r in state.rounds for t in r.tables if entrant in t.seats]
+        if sizes:
+            usable = held[: max(sizes)]
+            widest = max(widest, max(usable) - min(usable))
+    return widest
+
+
+def _balanced(table: list[str], counts: dict[str, list[int]]) -> list[str]:
+    """The seat order that gives each entrant the seats it has held least; the counts
+    are updated with it."""
+
+    def cost(order: tuple[str, ...]) -> tuple[int, int]:
+        held = [counts[e][s] for s, e in enumerate(order)]
+        return sum(h * h for h in held), max(held)
+
+    best = min(itertools.permutations(table), key=cost)
+    for seat, entrant in enumerate(best):
+        counts[entrant][seat] += 1
+    return list(best)
+
+
+def _cut(players: list[str], sizes: list[int]) -> list[list[str]]:
+    tables, at = [], 0
+    for size in sizes:
+        tables.append(players[at : at + size])
+        at += size
+    return tables
+
+
+def _spread(
+    players: list[str],
+    sizes: list[int],
+    met: Counter[Pair],
+    points: dict[str, float] | None,
+) -> list[list[str]]:
+    """Tables filled in order, then improved by swaps: fewer repeat meetings first, then
+    (swiss, `points` given) a smaller spread of points at each table."""
+    tables = _cut(players, sizes)
+
+    def cost(table: list[str]) -> tuple[int, float]:
+        repeats = sum(met[frozenset(p)] ** 2 for p in itertools.combinations(table, 2))
+        spread = max(points[e] for e in table) - min(points[e] for e in table) if points else 0
+        return repeats, spread
+
+    for _ in range(MAX_PASSES):
+        improved = False
+        for a, b in itertools.combinations(range(len(tables)), 2):
+            for i, j in itertools.product(range(len(tables[a])), range(len(tables[b]))):
+                before = _add(cost(tables[a]), cost(tables[b]))
+                tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+                if _add(cost(tables[a]), cost(tables[b])) < before:
+                    improved = True
+                else:
+                    tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+        if not improved:
+            break
+    return tables
+
+
+def _add(x: tuple[int, float], y: tuple[int, float]) -> tuple[int, float]:
+    return x[0] + y[0], x[1] + y[1]
+
+
+# ---- round-robin on an affine plane --------------------------------------------------------
+
+_GF4_MUL = [[0, 0, 0, 0], [0, 1, 2, 3], [0, 2, 3, 1], [0, 3, 1, 2]]
+
+
+def _field(k: int) -> tuple[Any, Any] | None:
+    """(add, mul) of the field of order k, for the orders the plane is built for."""
+    if k in (2, 3, 5):
+        return (lambda a, b: (a + b) % k), (lambda a, b: (a * b) % k)
+    if k == 4:
+        return (lambda a, b: a ^ b), (lambda a, b: _GF4_MUL[a][b])
+    return None
+
+
+def _plane(players: list[str], sizes: list[int], done: int) -> list[list[str]] | None:
+    """Round `done + 1` of the affine plane of order k, when it applies."""
+    k = sizes[0] if sizes else 0
+    ops = _field(k)
+    if ops is None or len(players) != k * k or set(sizes) != {k} or done > k:
+        return None
+    add, mul = ops
+    point = {(x, y): players[x * k + y] for x in range(k) for y in range(k)}
+    if done == k:  # the vertical lines
+        return [[point[(c, y)] for y in range(k)] for c in range(k)]
+    slope = done
+    return [[point[(x, add(mul(slope, x), b))] for x in range(k)] for b in range(k)]
