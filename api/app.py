@@ -29,6 +29,7 @@ from api.lobby import get_player, list_games
 from api.metrics import Metrics, metrics
 from api.middleware import RequestMiddleware
 from api.player_stream import player_stream
+from api.tournaments import ROUTES as tournament_routes
 from projections.runner import GamesRunner, view_for
 from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
@@ -78,6 +79,7 @@ class Tabletop:
         # its writes then reach this process's cache and live streams at once. On Postgres
         # one process of the database keeps time; the others' timekeepers stand by.
         self.timekeeper = Timekeeper(self.games, self.reads)
+        self.tournaments = self.timekeeper.tournaments
         self._keep_time = keep_time
         self._time_stop = threading.Event()
 
@@ -175,6 +177,8 @@ def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
         created_by=fold.created_by,
         rematch_of=fold.rematch_of,
         rematch=fold.rematch,
+        rated=fold.rated,
+        tournament=fold.tournament,
     )
 
 
@@ -228,7 +232,16 @@ async def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]
     t = _app(request)
     bots = {int(seat): bot for seat, bot in data.bots.items()}
     clock = msgspec.to_builtins(data.clock) if data.clock is not None else None
-    args = (data.game, data.seats, data.options, bots, data.seat, clock, data.on_timeout)
+    args = (
+        data.game,
+        data.seats,
+        data.options,
+        bots,
+        data.seat,
+        clock,
+        data.on_timeout,
+        data.rated,
+    )
     fold, player = await _write(request, t.games.create_on_loop, t.games.create, *args)
     return _game_out(t, fold, player)
 
@@ -568,6 +581,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             leave_game,
             rematch_game,
             player_stream,
+            *tournament_routes,
             get_game,
             legal_moves,
             submit_move,

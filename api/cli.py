@@ -225,9 +225,24 @@ def _read(file: Path) -> list[dict[str, Any]]:
 
 
 @cli.command("verify")
-def verify_cmd(file: Annotated[Path, typer.Argument(help="an exported game (NDJSON)")]) -> None:
-    """Check an export offline: hash chain and re-execution. Exit 0 only when it verifies."""
-    report = verify(_read(file))
+def verify_cmd(
+    file: Annotated[Path, typer.Argument(help="an exported game or tournament (NDJSON)")],
+    games: Annotated[
+        Path | None, typer.Option(help="a tournament's game exports, as <game id>.ndjson")
+    ] = None,
+) -> None:
+    """Check an export offline: hash chain and re-execution (a tournament: its chain, and
+    each table's result against its game's export in --games). Exit 0 only when it
+    verifies."""
+    from service.audit import TOURNAMENT_FORMAT, verify_tournament
+
+    lines = _read(file)
+    if lines and lines[0].get("format") == TOURNAMENT_FORMAT:
+        found = {p.stem: _read(p) for p in sorted(games.glob("*.ndjson"))} if games else {}
+        result = verify_tournament(lines, found)
+        sys.stdout.write(json.dumps(result) + "\n")
+        raise typer.Exit(0 if result["verified"] else 1)
+    report = verify(lines)
     sys.stdout.write(json.dumps(msgspec.to_builtins(report)) + "\n")
     raise typer.Exit(0 if report.verified else 1)
 

@@ -42,12 +42,21 @@ class RecentGame(msgspec.Struct):
     game: GameSummary
 
 
+class Rating(msgspec.Struct, kw_only=True):
+    game: str
+    mu: float
+    sigma: float
+    ordinal: float  # mu - 3 sigma: what the leaderboard ranks by
+    games: int  # rated games played
+
+
 class PlayerProfile(msgspec.Struct, kw_only=True):
-    id: str
+    id: str  # a player's id, or `bot:<name>` for a bot
     name: str
-    created_at: str
+    created_at: str | None  # None for a bot
     games: list[GameTypeRecord]
     recent: list[RecentGame]  # newest first
+    ratings: list[Rating] = []  # per game type, once a rated game is finished
 
 
 def _tabletop(request: Request[Any, Any, Any]) -> Tabletop:
@@ -55,16 +64,17 @@ def _tabletop(request: Request[Any, Any, Any]) -> Tabletop:
     return tabletop
 
 
-def encode_cursor(seq: int) -> str:
-    return base64.urlsafe_b64encode(_CURSOR + str(seq).encode()).decode().rstrip("=")
+def encode_cursor(seq: int, kind: bytes = _CURSOR) -> str:
+    return base64.urlsafe_b64encode(kind + str(seq).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> int:
-    """The creation position a page continues before; opaque to clients."""
+def decode_cursor(cursor: str, kind: bytes = _CURSOR) -> int:
+    """The position a page continues from (a creation position, or an offset in a
+    ranking, by `kind`); opaque to clients."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        digits = raw[len(_CURSOR) :]
-        if raw.startswith(_CURSOR) and digits.isdigit() and len(digits) <= 18:
+        digits = raw[len(kind) :]
+        if raw.startswith(kind) and digits.isdigit() and len(digits) <= 18:
             return int(digits)
     except (binascii.Error, ValueError):
         pass
@@ -108,13 +118,19 @@ def list_games(
     responses=documented(404),
 )
 def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> PlayerProfile:
-    """The player, games played and won per game type, and the recent games with their
-    final rank and score."""
+    """The player, games played and won per game type, the recent games with their final
+    rank and score, and its rating per game type. Bots have profiles too: `bot:greedy`."""
     t = _tabletop(request)
+    ratings = [msgspec.convert(r, Rating) for r in t.reads.ratings_of(player_id)]
+    if player_id.startswith("bot:") and ratings:
+        name = f"{player_id.removeprefix('bot:')} bot"
+        return PlayerProfile(id=player_id, name=name, created_at=None, games=[], recent=[],
+                             ratings=ratings)  # fmt: skip
     player = t.players.get(player_id)
     if player is None:
         raise NotFound("player_not_found", f"no player {player_id}")
     return PlayerProfile(
+        ratings=ratings,
         id=player.id,
         name=player.name,
         created_at=player.created_at,

@@ -62,6 +62,7 @@ class NewGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     clock: ClockSpec | None = None  # no clock: nobody ever times out
     # What a seat whose time runs out gets: a bot's move, or it forfeits (ranks last).
     on_timeout: Literal["bot:random", "bot:greedy", "forfeit"] | None = None
+    rated: bool = False  # its result moves its players' ratings (GET /v1/leaderboards/{game})
 
 
 class JoinGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -108,6 +109,8 @@ class GameOut(msgspec.Struct, kw_only=True):
     created_by: str | None = None
     rematch_of: str | None = None  # the game this one is a rematch of
     rematch: str | None = None  # the rematch offered after this game
+    rated: bool = False
+    tournament: str | None = None  # the tournament whose table this game is
 
 
 class LegalMoves(msgspec.Struct, kw_only=True):

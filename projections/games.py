@@ -22,10 +22,21 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
 from projections.notices import PER_EVENT, Notice, Told, notices
+from projections.ratings import Ratings
 from projections.summary import summarize
-from projections.views import NAME, GamesView, GameWrite
-from service.fold import GAME_CREATED, SEAT_LEFT, SEAT_TAKEN, UNREADABLE, Fold, new_fold
+from projections.tournaments import tournament_row
+from projections.views import NAME, Extra, GamesView, GameWrite
+from service.fold import (
+    GAME_CREATED,
+    GAME_FINISHED,
+    SEAT_LEFT,
+    SEAT_TAKEN,
+    UNREADABLE,
+    Fold,
+    new_fold,
+)
 from service.store import Recorded
+from service.tournaments import PREFIX as TOURNAMENT
 
 log = structlog.get_logger("tabletop.projections")
 
@@ -40,6 +51,7 @@ class GamesProjection(Projection[GamesView]):
         super().__init__(view)
         self._folds: OrderedDict[UUID, tuple[Fold, int]] = OrderedDict()  # game -> (fold, seq)
         self._told: dict[UUID, Told] = {}  # kept beside each cached fold (notices.py)
+        self.ratings = Ratings(view.rating_of)
         self._created: dict[UUID, int] = {}  # creation positions seen in the current batch
         # Seconds from each game event's append to its read-model commit (tests, metrics).
         self.delays: deque[float] = deque(maxlen=200_000)
@@ -54,20 +66,28 @@ class GamesProjection(Projection[GamesView]):
             return
         by_game: dict[UUID, list[Recorded]] = {}  # a game's events stay in log order
         positions: dict[int, int] = {}  # id(event) -> its position in the log
+        tournaments: dict[UUID, tuple[int, int]] = {}  # -> (latest version, creation position)
         for event, tracking in batch:
-            if isinstance(event, Recorded):
+            if isinstance(event, Recorded) and event.type.startswith(TOURNAMENT):
+                seq = tournaments.get(event.originator_id, (0, tracking.notification_id))[1]
+                tournaments[event.originator_id] = (event.originator_version, seq)
+            elif isinstance(event, Recorded):
                 by_game.setdefault(event.originator_id, []).append(event)
                 positions[id(event)] = tracking.notification_id
                 if event.type == GAME_CREATED:
                     self._created[event.originator_id] = tracking.notification_id
         pending: dict[UUID, tuple[Fold, int]] = {}
         writes: list[GameWrite] = []
+        rated: list[tuple[int, Fold]] = []  # (position of its end, fold): rated in log order
         for game_id, events in by_game.items():
             try:
                 entry = self._advance(game_id, events, positions)
                 if entry is not None:
                     fold, seq, changed, told = entry
                     pending[game_id] = (fold, seq)
+                    ended = [positions[id(e)] for e in events if e.type == GAME_FINISHED]
+                    if ended and fold.rated:
+                        rated.append((ended[0], fold))
                     write = GameWrite(summarize(fold), seq, changed, len(events))
                     write.notices, write.deadline = told, fold.next_deadline()
                     writes.append(write)
@@ -76,11 +96,18 @@ class GamesProjection(Projection[GamesView]):
                 self._folds.pop(game_id, None)
                 self._told.pop(game_id, None)
         self._created.clear()
+        extra = Extra()
         try:
-            self.view.write(writes, batch[-1][1])
+            for position, fold in sorted(rated, key=lambda r: r[0]):
+                for row in self.ratings.rate(fold):
+                    extra.ratings.append(row)
+                    extra.history.append({**row, "game_id": str(fold.id), "seq": position})
+            extra.tournaments = [self._tournament(t, *v) for t, v in tournaments.items()]
+            self.view.write(writes, batch[-1][1], extra)
         except BaseException:
             self._folds.clear()  # folds advanced in place past what was committed
             self._told.clear()
+            self.ratings.forget()
             raise
         now = time.time()
         for events in by_game.values():
@@ -135,6 +162,12 @@ class GamesProjection(Projection[GamesView]):
         fold = before.advance(events, clone=False, each=each)
         changed = fold.status != status or any(e.type in SEAT_EVENTS for e in events)
         return fold, seq, changed, out
+
+    def _tournament(self, tournament_id: UUID, version: int, seq: int) -> dict[str, Any]:
+        """A tournament's list row, folded from its stream up to `version`."""
+        events = self.view.game_events(tournament_id, lte=version)
+        seq = self.view.tournament_seq(str(tournament_id)) or seq
+        return tournament_row(tournament_id, events, seq)
 
     def _refold(self, game_id: UUID, version: int) -> tuple[Fold, int] | None:
         """The fold at `version` from the log, and what its players were told by then."""

@@ -54,8 +54,35 @@ _DDL = [
     " id BIGINT PRIMARY KEY, player_id TEXT NOT NULL, game_id TEXT NOT NULL,"
     " kind TEXT NOT NULL, body TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rm_notices_player ON {notices} (player_id, id)",
+    # Ratings per game type (projections/ratings.py) and each rated game's new values.
+    "CREATE TABLE IF NOT EXISTS {ratings} ("
+    " game TEXT NOT NULL, participant TEXT NOT NULL, name TEXT NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL,"
+    " ordinal DOUBLE PRECISION NOT NULL, games INTEGER NOT NULL,"
+    " PRIMARY KEY (game, participant))",
+    "CREATE INDEX IF NOT EXISTS rm_ratings_board ON {ratings} (game, ordinal)",
+    "CREATE TABLE IF NOT EXISTS {history} ("
+    " participant TEXT NOT NULL, game TEXT NOT NULL, game_id TEXT NOT NULL, seq BIGINT NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL,"
+    " ordinal DOUBLE PRECISION NOT NULL, PRIMARY KEY (participant, game_id))",
+    "CREATE TABLE IF NOT EXISTS {tournaments} ("
+    " tournament_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, status TEXT NOT NULL,"
+    " summary TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rm_tournaments_seq ON {tournaments} (seq)",
 ]
-_TABLES = ("seats", "games", "deadlines", "notices")
+_TABLES = ("seats", "games", "deadlines", "notices", "ratings", "history", "tournaments")
+_NAMES = {t: f"rm_{t}" for t in _TABLES} | {"history": "rm_rating_history"}
+
+
+class Extra:
+    """What a batch writes beside the games: new ratings, rating history, tournaments."""
+
+    def __init__(self) -> None:
+        self.ratings: list[dict[str, Any]] = []
+        self.history: list[dict[str, Any]] = []
+        self.tournaments: list[dict[str, Any]] = []
+
+
 # `applied` counts the events applied to the row; it equals `version` when each event was
 # applied exactly once (the crash test checks it).
 _UPSERT_GAME = (
@@ -90,17 +117,16 @@ class GamesView(TrackingRecorder):
     tracking recorder of that store)."""
 
     datastore: Any
-    games: str
-    seats: str
-    deadlines: str
-    notices: str
+    tables: dict[str, str]  # our tables by role, qualified
     # Run first in each write transaction (Postgres: no wait for the WAL flush).
     write_preamble: tuple[str, ...] = ()
 
+    @property
+    def games(self) -> str:
+        return self.tables["games"]
+
     def _sql(self, text: str) -> str:
-        return text.format(
-            games=self.games, seats=self.seats, deadlines=self.deadlines, notices=self.notices
-        )
+        return text.format(**self.tables)
 
     @contextmanager
     def _cursor(self, commit: bool) -> Iterator[Any]:
@@ -109,7 +135,9 @@ class GamesView(TrackingRecorder):
 
     # ---- writes: the rows and the tracked position in one transaction -------------------
 
-    def write(self, writes: Sequence[GameWrite], tracking: Tracking) -> None:
+    def write(
+        self, writes: Sequence[GameWrite], tracking: Tracking, extra: Extra | None = None
+    ) -> None:
         """One statement per kind of row for the whole batch (executemany pipelines them on
         Postgres): round trips, not rows, are what a busy process waits on."""
         games = [
@@ -136,7 +164,46 @@ class GamesView(TrackingRecorder):
             if seats:
                 c.executemany(self._sql(_INSERT_SEAT), seats)
             self._write_clocks_and_notices(c, writes)
+            if extra is not None:
+                self._write_extra(c, extra)
             self._insert_tracking(c, tracking)
+
+    def _write_extra(self, c: Any, extra: Extra) -> None:
+        if extra.ratings:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {ratings} (game, participant, name, mu, sigma, ordinal, games)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game, participant) DO UPDATE SET"
+                    " name = excluded.name, mu = excluded.mu, sigma = excluded.sigma,"
+                    " ordinal = excluded.ordinal, games = excluded.games"
+                ),
+                [
+                    (r["game"], r["participant"], r["name"], r["mu"], r["sigma"], r["ordinal"],
+                     r["games"])
+                    for r in extra.ratings
+                ],
+            )  # fmt: skip
+        if extra.history:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {history} (participant, game, game_id, seq, mu, sigma, ordinal)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ),
+                [
+                    (r["participant"], r["game"], r["game_id"], r["seq"], r["mu"], r["sigma"],
+                     r["ordinal"])
+                    for r in extra.history
+                ],
+            )  # fmt: skip
+        if extra.tournaments:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {tournaments} (tournament_id, seq, status, summary)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT (tournament_id) DO UPDATE SET"
+                    " status = excluded.status, summary = excluded.summary"
+                ),
+                [(t["id"], t["seq"], t["status"], t["summary"]) for t in extra.tournaments],
+            )
 
     def _write_clocks_and_notices(self, c: Any, writes: Sequence[GameWrite]) -> None:
         timed = [(w.summary.id, w.deadline) for w in writes if w.deadline is not None]
@@ -272,14 +339,81 @@ class GamesView(TrackingRecorder):
             c.execute(self._sql(sql), (player_id, after, limit))
             return [str(r["body"]).encode() for r in c.fetchall()]
 
+    # ---- ratings and tournaments --------------------------------------------------------
+
+    def rating_of(self, game: str, participant: str) -> tuple[float, float, int] | None:
+        sql = "SELECT mu, sigma, games FROM {ratings} WHERE game = ? AND participant = ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (game, participant))
+            row = c.fetchone()
+        return None if row is None else (float(row["mu"]), float(row["sigma"]), int(row["games"]))
+
+    def leaderboard(self, game: str, offset: int, limit: int) -> list[dict[str, Any]]:
+        """Best conservative rating first (ties: more games, then the id)."""
+        sql = (
+            "SELECT participant, name, mu, sigma, ordinal, games FROM {ratings} WHERE game = ?"
+            " ORDER BY ordinal DESC, games DESC, participant LIMIT ? OFFSET ?"
+        )
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (game, limit, offset))
+            return [dict(r) for r in c.fetchall()]
+
+    def ratings_of(self, participant: str) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT game, mu, sigma, ordinal, games FROM {ratings} WHERE participant = ?"
+            " ORDER BY game"
+        )
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (participant,))
+            return [dict(r) for r in c.fetchall()]
+
+    def rating_history(self, participant: str, game: str) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT game_id, seq, mu, sigma, ordinal FROM {history}"
+            " WHERE participant = ? AND game = ? ORDER BY seq"
+        )
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (participant, game))
+            return [dict(r) for r in c.fetchall()]
+
+    def tournament_seq(self, tournament_id: str) -> int | None:
+        sql = "SELECT seq FROM {tournaments} WHERE tournament_id = ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (tournament_id,))
+            row = c.fetchone()
+        return None if row is None else int(row["seq"])
+
+    def list_tournaments(
+        self, status: str | None, before: int | None, limit: int
+    ) -> list[tuple[int, bytes]]:
+        where, params = [], []
+        for clause, value in (("status = ?", status), ("seq < ?", before)):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        sql = "SELECT seq, summary FROM {tournaments}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql + " ORDER BY seq DESC LIMIT ?"), (*params, limit))
+            return [(int(r["seq"]), str(r["summary"]).encode()) for r in c.fetchall()]
+
+    def running_tournaments(self) -> list[str]:
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql("SELECT tournament_id FROM {tournaments} WHERE status = 'running'"))
+            return [str(r["tournament_id"]) for r in c.fetchall()]
+
     def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row, in a stable order: to compare two builds of the read model."""
         out: dict[str, list[tuple[Any, ...]]] = {}
         tables = (
-            ("games", self.games, "game_id"),
-            ("seats", self.seats, "game_id, seat"),
-            ("deadlines", self.deadlines, "game_id"),
-            ("notices", self.notices, "id"),
+            ("games", self.tables["games"], "game_id"),
+            ("seats", self.tables["seats"], "game_id, seat"),
+            ("deadlines", self.tables["deadlines"], "game_id"),
+            ("notices", self.tables["notices"], "id"),
+            ("ratings", self.tables["ratings"], "game, participant"),
+            ("history", self.tables["history"], "participant, game_id"),
+            ("tournaments", self.tables["tournaments"], "tournament_id"),
         )
         for key, name, order in tables:
             with self._cursor(commit=False) as c:
@@ -313,8 +447,7 @@ class PostgresGamesView(GamesView, PostgresTrackingRecorder):
     ) -> None:
         super().__init__(datastore, tracking_table_name=tracking_table_name, **kw)
         schema = '"' + self.datastore.schema.replace('"', '""') + '"'
-        self.games, self.seats = f"{schema}.rm_games", f"{schema}.rm_seats"
-        self.deadlines, self.notices = f"{schema}.rm_deadlines", f"{schema}.rm_notices"
+        self.tables = {role: f"{schema}.{name}" for role, name in _NAMES.items()}
         self.sql_create_statements += [SQL(self._sql(s)).format() for s in _DDL]
 
     def _sql(self, text: str) -> str:
@@ -335,7 +468,7 @@ class SQLiteGamesView(GamesView, SQLiteTrackingRecorder):
     """The library's SQLite tracking table is always named `tracking`; ours is renamed so
     that later projections over the same file keep positions of their own."""
 
-    games, seats, deadlines, notices = "rm_games", "rm_seats", "rm_deadlines", "rm_notices"
+    tables = _NAMES
 
     def __init__(self, datastore: SQLiteDatastore, **kw: Any) -> None:
         super().__init__(datastore, **kw)

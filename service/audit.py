@@ -312,3 +312,55 @@ def _as_recorded(line: dict[str, Any]) -> Any:
             for k in ("type", "seat", "at", "command", "idempotency_key", "data", "hash", "clock")
         },
     )
+
+
+# ---- tournaments ---------------------------------------------------------------------------
+
+TOURNAMENT_FORMAT = "tabletop-tournament/1"
+
+
+def tournament_export(store: EventStoreApp, tournament_id: UUID) -> list[dict[str, Any]]:
+    """Header, the tournament's hash-chained events, and (finished) the final standings."""
+    lines = stored_lines(store, tournament_id)
+    created = lines[0].get("data") or {}
+    out = [{"format": TOURNAMENT_FORMAT, "id": str(tournament_id), **created}]
+    out += lines
+    if lines[-1].get("type") == "tournament_finished":
+        out.append({"standings": (lines[-1].get("data") or {}).get("standings")})
+    return out
+
+
+def verify_tournament(
+    lines: list[dict[str, Any]], games: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """A tournament export's chain, and each recorded table result against its game's
+    export in `games` (by game id): that export verifies and its result is the one
+    recorded. Tables whose game export is missing are named."""
+    header, events, _ = _split(lines)
+    broken = _first_broken(events)
+    tables, missing, wrong = 0, [], []
+    for line in events:
+        data = line.get("data") or {}
+        if line.get("type") != "tournament_table_finished":
+            continue
+        tables += 1
+        game = games.get(str(data.get("game")))
+        if game is None:
+            missing.append(data.get("game"))
+            continue
+        result = (game[-1] if game else {}).get("result") or {}
+        same = result.get("ranks") == data.get("ranks") and result.get("scores") == data.get(
+            "scores"
+        )
+        if not verify(game).verified or not same:
+            wrong.append(data.get("game"))
+    return {
+        "verified": broken is None and not missing and not wrong
+        and header.get("format") == TOURNAMENT_FORMAT,
+        "events": len(events),
+        "chain_intact": broken is None,
+        "first_broken_version": broken,
+        "tables": tables,
+        "games_missing": missing,
+        "games_differing": wrong,
+    }  # fmt: skip

@@ -93,6 +93,8 @@ class Fold:
     rematch_of: str | None = None
     rematch: str | None = None  # the rematch offered after this game
     rematch_accepted: frozenset[int] = frozenset()  # seats in it (its offerer's too)
+    rated: bool = False  # its result moves its players' ratings
+    tournament: str | None = None  # the tournament whose table it is
 
     @property
     def status(self) -> str:
@@ -246,6 +248,8 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
         clock=Clock(clock, seats) if clock is not None else None,
         reserved=list(data.get("reserved") or []),
         rematch_of=data.get("rematch_of"),
+        rated=bool(data.get("rated")),
+        tournament=data.get("tournament"),
     )
     fold.version = created.originator_version
     fold.last_hash = created.hash

@@ -115,6 +115,21 @@ Step = tuple[int | str, Any, list[Any]] | BotTurn
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """A new game decided in memory, to be saved by its caller (with events of its own)."""
+
+    step: _Decided
+
+    @property
+    def id(self) -> UUID:
+        return self.step.new.id
+
+    @property
+    def events(self) -> list[Any]:
+        return self.step.appended
+
+
+@dataclass(frozen=True)
 class _Again:
     """A retry of an applied move (same seat, key, move and expected version)."""
 
@@ -156,9 +171,11 @@ class GameService:
         seat: int | None = None,
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
+        rated: bool = False,
     ) -> Fold:
         """A new game; `seat` seats its creator in the same save."""
-        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout)
+        extra = {"rated": True} if rated else None
+        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout, extra)
         if not self._saved(step):
             raise Conflict("busy", "the game could not be saved; try again")
         return self._created(step)
@@ -173,10 +190,12 @@ class GameService:
         seat: int | None = None,
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
+        rated: bool = False,
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
-        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout)
+        extra = {"rated": True} if rated else None
+        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout, extra)
         if not self.loop_writer.takes(step.appended):
             return None
         created = await self._saved_on_loop(step, self._created)
@@ -258,6 +277,57 @@ class GameService:
     def leave(self, player: Player, game_id: UUID) -> Fold:
         """The caller gives up its seat in a game that has not started."""
         return self._must(self._lifecycle(game_id, player, _leave_steps))
+
+    def forfeit(self, game_id: UUID, seat: int, reason: str) -> Fold | None:
+        """(A tournament withdrawal) `seat` forfeits its running game; None when the game is
+        over or the seat has forfeited already."""
+
+        def steps(fold: Fold, player: Player | None, at: str, seed: bytes) -> list[Step] | None:
+            if fold.over or not fold.started or seat in fold.forfeited:
+                return None
+            return [(SYSTEM, None, [_forfeit(seat, reason)])]
+
+        return self._lifecycle(game_id, None, steps)
+
+    def table(
+        self,
+        name: str,
+        seated: list[tuple[str | None, str, str | None]],
+        options: dict[str, Any],
+        clock: dict[str, Any] | None,
+        on_timeout: str | None,
+        extra: dict[str, Any],
+    ) -> Prepared:
+        """A game whose seats are all taken at once (a tournament's table): `seated` is
+        (player id, name, bot) per seat. Started, bots' first moves played; not saved:
+        save `prepared.events` (with whatever goes with them), then `adopt` it."""
+        game = get_game(name)
+        if game is None:
+            raise Unprocessable("unknown_game", f"no game named {name!r}")
+        parsed = _options(game, options, len(seated))
+        clock, on_timeout = clocks.parse(clock, on_timeout)
+        game_id, seed, at = uuid.uuid4(), secrets.token_bytes(32), self.now()
+        data = {
+            "game": name,
+            "options": msgspec.to_builtins(parsed),
+            "seats": len(seated),
+            "seed_commitment": commitment(seed),
+            "created_by": None,
+            **({"clock": clock, "on_timeout": on_timeout} if clock is not None else {}),
+            **extra,
+        }
+        created = recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data, at)
+        fold = new_fold(game_id, created)
+        appended: list[Any] = [_kept(game_id, seed), created]
+        for seat, (player, shown, bot) in enumerate(seated):
+            taken = {"seat": seat, "player": player, "name": shown, "bot": bot}
+            appended.append(self._append(fold, SEAT_TAKEN, seat, taken, at))
+        fold, more = self._start(fold, seed, None, at)
+        return Prepared(_Decided(fold, [*appended, *more], None, seed))
+
+    def adopt(self, prepared: Prepared) -> Fold:
+        """A prepared game that has been saved: cached and announced."""
+        return self._created(prepared.step)
 
     def _timeout_steps(
         self, fold: Fold, player: Player | None, at: str, seed: bytes
@@ -355,7 +425,7 @@ class GameService:
                 bots[rotate(s, old.seats)] = old.bots[s]
             else:
                 reserved[rotate(s, old.seats)] = old.players[s]
-        extra = {"rematch_of": str(old.id), "reserved": reserved}
+        extra = {"rematch_of": str(old.id), "reserved": reserved, "rated": old.rated}
         return self._new_game(
             player,
             old.game.name,
@@ -483,17 +553,9 @@ class GameService:
         if clock is not None:
             data |= {"clock": clock, "on_timeout": on_timeout}
         data |= extra or {}
-        created = _recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data, at)
+        created = recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data, at)
         fold = new_fold(game_id, created)
-        appended: list[Any] = [
-            SeedKept(
-                originator_id=seed_stream(game_id),
-                originator_version=1,
-                timestamp=SeedKept.create_timestamp(),
-                seed=seed.hex(),
-            ),
-            created,
-        ]
+        appended: list[Any] = [_kept(game_id, seed), created]
         for bot_seat, bot in sorted(bots.items()):
             taken = {"seat": bot_seat, "player": None, "name": f"{bot} bot", "bot": bot}
             appended.append(self._append(fold, SEAT_TAKEN, bot_seat, taken, at))
@@ -727,7 +789,7 @@ class GameService:
                 if i == 0 and command is not None and running:
                     assert new.clock is not None and isinstance(actor, int)
                     timing = new.clock.charged(actor, at)
-                e = _recorded(
+                e = recorded(
                     new.id, new.version + 1, new.last_hash, type_, actor, command, key, data, at,
                     timing,
                 )  # fmt: skip
@@ -775,7 +837,7 @@ class GameService:
     ) -> Recorded:
         """One of the service's own events after `fold`, applied to `fold` (which must be
         the caller's own copy)."""
-        e = _recorded(fold.id, fold.version + 1, fold.last_hash, type_, actor, None, None, data, at)
+        e = recorded(fold.id, fold.version + 1, fold.last_hash, type_, actor, None, None, data, at)
         fold.apply(e)
         return e
 
@@ -864,7 +926,7 @@ def _readable(game_id: UUID) -> Iterator[None]:
         ) from None
 
 
-def _recorded(
+def recorded(
     game_id: UUID,
     version: int,
     prev: str,
@@ -904,8 +966,19 @@ def _recorded(
     )
 
 
+def _kept(game_id: UUID, seed: bytes) -> SeedKept:
+    """The game's secret seed, in a stream of its own."""
+    return SeedKept(
+        originator_id=seed_stream(game_id),
+        originator_version=1,
+        timestamp=SeedKept.create_timestamp(),
+        seed=seed.hex(),
+    )
+
+
 def _forfeit(seat: int, reason: str) -> Note:
-    """`seat` gives up for good: a random bot plays it out (lifecycle.py ranks it last)."""
+    """`seat` gives up for good (it resigned, timed out, or withdrew from its tournament): a
+    random bot plays it out (lifecycle.py ranks it last)."""
     return Note(SEAT_FORFEITED, {"seat": seat, "reason": reason, "bot": "random"})
 
 

@@ -1,4 +1,5 @@
-"""The timekeeper: applies every timeout when its deadline passes.
+"""The timekeeper: applies every timeout when its deadline passes (and, on the same tick,
+moves the running tournaments on).
 
 It reads the running games' next deadlines from the read model's index (rm_deadlines),
 sleeps until the earliest (or at most `MAX_SLEEP`, since a move may set an earlier one),
@@ -24,6 +25,7 @@ from service.games import GameService
 from service.settings import Settings
 from service.sole import sole
 from service.store import EventStoreApp, open_store
+from service.tournaments import TournamentService
 
 log = structlog.get_logger("tabletop.timekeeper")
 
@@ -32,17 +34,23 @@ RETRY = 2.0  # seconds to wait after the store failed
 
 
 class Deadlines(Protocol):
-    """The read model's deadline index (projections/views.py)."""
+    """The read model's deadline index and running tournaments (projections/views.py)."""
 
     def due(self, until: int, limit: int = 1000) -> list[tuple[int, str]]: ...
 
     def next_deadline(self) -> int | None: ...
 
+    def running_tournaments(self) -> list[str]: ...
+
 
 class Timekeeper:
+    """Applies timeouts, and directs the running tournaments (each tick records finished
+    tables and starts the next rounds: service/tournaments.py)."""
+
     def __init__(self, games: GameService, deadlines: Deadlines) -> None:
         self.games = games
         self.deadlines = deadlines
+        self.tournaments = TournamentService(games.store, games)
         self.applied = 0  # timeouts written by this timekeeper (tests, metrics)
 
     def tick(self) -> int:
@@ -61,6 +69,8 @@ class Timekeeper:
             if again is not None and again <= now:  # another seat of the game is due too
                 heapq.heappush(queue, (again, game_id))
         self.applied += written
+        for tournament in self.deadlines.running_tournaments():
+            self.tournaments.advance(UUID(tournament))
         return written
 
     def wait(self) -> float:

@@ -1,0 +1,311 @@
+"""Tournaments and leaderboards over HTTP: create, register (players, and bots by the
+organiser), withdraw, start, read (rounds, tables with their games, standings, the seat
+spread), list, export; the leaderboard of each game type."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+from uuid import UUID
+
+import msgspec
+from litestar import Request, get, post
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response import Stream
+
+from api.errors import documented
+from api.lobby import decode_cursor, encode_cursor
+from domain.tournaments import pairing
+from domain.tournaments.standings import standings
+from projections.tournaments import TournamentSummary
+from projections.tournaments import decode as decode_summary
+from service.audit import tournament_export
+from service.tournaments import Folded, NewTournament
+
+if TYPE_CHECKING:
+    from api.app import Tabletop
+
+BEARER = [{"bearer": []}]
+NDJSON = "application/x-ndjson"
+_BOARD = b"board:"
+_TOURNAMENTS = b"tournaments:"
+
+
+class Register(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    bot: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None  # organiser
+
+
+class Withdraw(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    entrant: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
+
+
+class Entrant(msgspec.Struct):
+    id: str  # a player's id, or `bot:<name>:<n>` for a bot the organiser registered
+    name: str
+    bot: str | None
+    withdrawn: bool
+
+
+class TableOut(msgspec.Struct, kw_only=True):
+    table: int
+    game: str  # the game's id: GET /v1/games/{game}
+    seats: list[str]  # entrants in seat order
+    ranks: list[int] | None  # once the game has finished
+    scores: list[int] | None
+    forfeited: list[int]
+
+
+class RoundOut(msgspec.Struct, kw_only=True):
+    round: int
+    tables: list[TableOut]
+    byes: list[str]
+    complete: bool
+
+
+class TournamentOut(msgspec.Struct, kw_only=True):
+    id: str
+    status: str  # open | running | finished
+    organiser: str
+    config: dict[str, Any]  # game, format, table_size, rounds, options, clock, points, ...
+    entrants: list[Entrant]
+    rounds: list[RoundOut]
+    standings: list[dict[str, Any]]  # place, entrant, points, opponents_points, score, games
+    seat_counts: dict[str, list[int]]  # entrant -> games in each seat position
+    seat_spread: int  # the most uneven entrant's most minus least held seat
+
+
+class TournamentPage(msgspec.Struct):
+    tournaments: list[TournamentSummary]  # newest first
+    next_cursor: str | None
+
+
+class BoardLine(msgspec.Struct, kw_only=True):
+    place: int
+    participant: str  # a player's id, or `bot:<name>`
+    name: str
+    ordinal: float  # mu - 3 sigma
+    mu: float
+    sigma: float
+    games: int
+
+
+class Leaderboard(msgspec.Struct):
+    game: str
+    players: list[BoardLine]
+    next_cursor: str | None
+
+
+def _t(request: Request[Any, Any, Any]) -> Tabletop:
+    tabletop: Tabletop = request.app.state.tabletop
+    return tabletop
+
+
+def _out(t: Folded) -> TournamentOut:
+    state = t.state
+    return TournamentOut(
+        id=str(state.id),
+        status=state.status,
+        organiser=t.organiser,
+        config=state.config,
+        entrants=[
+            Entrant(e, info["name"], info.get("bot"), e in state.withdrawn)
+            for e, info in state.entrants.items()
+        ],
+        rounds=[
+            RoundOut(
+                round=r.number,
+                byes=r.byes,
+                complete=r.complete,
+                tables=[
+                    TableOut(
+                        table=x.table,
+                        game=x.game,
+                        seats=x.seats,
+                        ranks=x.ranks,
+                        scores=x.scores,
+                        forfeited=x.forfeited,
+                    )
+                    for x in r.tables
+                ],
+            )
+            for r in state.rounds
+        ],
+        standings=state.standings or standings(state),
+        seat_counts=pairing.seat_counts(state),
+        seat_spread=pairing.seat_spread(state),
+    )
+
+
+def _caller_and(request: Request[Any, Any, Any]) -> Any:
+    t = _t(request)
+    player = t.caller(request, required=True)
+    assert player is not None
+    return t, player
+
+
+@post(
+    "/v1/tournaments",
+    operation_id="createTournament",
+    tags=["tournaments"],
+    sync_to_thread=True,
+    security=BEARER,
+    responses=documented(400, 401, 422),
+)
+def create_tournament(
+    request: Request[Any, Any, Any], data: JSONBody[NewTournament]
+) -> TournamentOut:
+    """Create a tournament (you organise it): the game and its options, `format` (swiss,
+    round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank
+    (default 6/4/2/0 scaled to the table size), `advance` (knockout: how many of each table
+    go on), and the `clock` and `on_timeout` of its games (default: a day per decision,
+    forfeit). Its games are rated."""
+    t, player = _caller_and(request)
+    return _out(t.tournaments.create(player, data))
+
+
+@post(
+    "/v1/tournaments/{tournament_id:uuid}/register",
+    operation_id="registerForTournament",
+    tags=["tournaments"],
+    status_code=200,
+    sync_to_thread=True,
+    security=BEARER,
+    responses=documented(400, 401, 403, 404, 409, 422),
+)
+def register(
+    request: Request[Any, Any, Any],
+    tournament_id: FromPath[UUID],
+    data: JSONBody[Register | None] = None,
+) -> TournamentOut:
+    """Register yourself; the organiser registers a bot with `{"bot": "greedy"}`. 409
+    `already_registered` twice, `tournament_started` once it has started."""
+    t, player = _caller_and(request)
+    return _out(t.tournaments.register(player, tournament_id, data.bot if data else None))
+
+
+@post(
+    "/v1/tournaments/{tournament_id:uuid}/withdraw",
+    operation_id="withdrawFromTournament",
+    tags=["tournaments"],
+    status_code=200,
+    sync_to_thread=True,
+    security=BEARER,
+    responses=documented(400, 401, 403, 404, 409),
+)
+def withdraw(
+    request: Request[Any, Any, Any],
+    tournament_id: FromPath[UUID],
+    data: JSONBody[Withdraw | None] = None,
+) -> TournamentOut:
+    """Withdraw (the organiser may withdraw any `entrant`): a running game of theirs is
+    forfeited, and they are paired no more."""
+    t, player = _caller_and(request)
+    return _out(t.tournaments.withdraw(player, tournament_id, data.entrant if data else None))
+
+
+@post(
+    "/v1/tournaments/{tournament_id:uuid}/start",
+    operation_id="startTournament",
+    tags=["tournaments"],
+    status_code=200,
+    sync_to_thread=True,
+    security=BEARER,
+    responses=documented(400, 401, 403, 404, 409, 422),
+)
+def start(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> TournamentOut:
+    """Start (the organiser): the first round's tables become games at once; later rounds
+    start by themselves when every game of a round has finished. 422 `too_few_players`
+    below a full table."""
+    t, player = _caller_and(request)
+    return _out(t.tournaments.start(player, tournament_id))
+
+
+@get(
+    "/v1/tournaments/{tournament_id:uuid}",
+    operation_id="getTournament",
+    tags=["tournaments"],
+    sync_to_thread=True,
+    responses=documented(400, 404),
+)
+def get_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> TournamentOut:
+    """Rounds, tables with their game ids and results, the standings and the seat spread."""
+    return _out(_t(request).tournaments.get(tournament_id))
+
+
+@get(
+    "/v1/tournaments",
+    operation_id="listTournaments",
+    tags=["tournaments"],
+    sync_to_thread=True,
+    responses=documented(400),
+)
+def list_tournaments(
+    request: Request[Any, Any, Any],
+    status: FromQuery[Literal["open", "running", "finished"] | None] = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
+) -> TournamentPage:
+    """Tournaments newest first (from the read model: it trails by the projection lag)."""
+    before = decode_cursor(cursor, _TOURNAMENTS) if cursor is not None else None
+    rows = _t(request).reads.list_tournaments(status, before, limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return TournamentPage(
+        [decode_summary(summary) for _, summary in rows],
+        encode_cursor(rows[-1][0], _TOURNAMENTS) if more else None,
+    )
+
+
+@get(
+    "/v1/tournaments/{tournament_id:uuid}/export",
+    operation_id="exportTournament",
+    tags=["tournaments"],
+    sync_to_thread=True,
+    media_type=NDJSON,
+    responses=documented(400, 404),
+)
+def export_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> Stream:
+    """The tournament's log (`tabletop-tournament/1`): a header, its hash-chained events,
+    and the final standings once finished. `tabletop verify FILE --games DIR` checks it and
+    each table's result against its game's export (`DIR/<game id>.ndjson`)."""
+    t = _t(request)
+    t.tournaments.get(tournament_id)  # 404 for a stranger's id
+    lines = tournament_export(t.store, tournament_id)
+    return Stream([msgspec.json.encode(line) + b"\n" for line in lines], media_type=NDJSON)
+
+
+@get(
+    "/v1/leaderboards/{game:str}",
+    operation_id="getLeaderboard",
+    tags=["players"],
+    sync_to_thread=True,
+    responses=documented(400),
+)
+def leaderboard(
+    request: Request[Any, Any, Any],
+    game: FromPath[str],
+    limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
+) -> Leaderboard:
+    """Players (and bots) of a game type by conservative rating (mu - 3 sigma, OpenSkill
+    Plackett-Luce over every rated finished game), with the rated games each played."""
+    offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
+    rows = _t(request).reads.leaderboard(game, offset, limit + 1)
+    more = len(rows) > limit
+    lines = [
+        BoardLine(place=offset + i + 1, **{k: r[k] for k in ("participant", "name", "ordinal",
+                  "mu", "sigma", "games")})
+        for i, r in enumerate(rows[:limit])
+    ]  # fmt: skip
+    return Leaderboard(game, lines, encode_cursor(offset + limit, _BOARD) if more else None)
+
+
+ROUTES = [
+    create_tournament,
+    register,
+    withdraw,
+    start,
+    get_tournament,
+    list_tournaments,
+    export_tournament,
+    leaderboard,
+]

@@ -1,0 +1,336 @@
+"""Tournaments as event-sourced aggregates: each its own stream of hash-chained events in
+the store, beside the games (`tournament_*` types), decided by the pure functions of
+`domain.tournaments`.
+
+Players register (the organiser may register bots), withdraw, and the organiser starts it.
+A round's tables become games in the same save as the `round_started` event, so a round
+is never half created. The director (`advance`, run by the timekeeper every tick for each
+running tournament) records each table's result once its game has finished, forfeits the
+running games of entrants who withdrew, and when a round is complete starts the next one
+or finishes the tournament. Every write goes through the stream's expected version, so two
+directors never record a result twice. Every tournament game is rated and has a clock (a
+day per decision unless the tournament says otherwise) and a timeout policy (`forfeit`
+unless it says otherwise), so a round always ends.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import uuid
+from typing import Any
+from uuid import UUID
+
+import msgspec
+import structlog
+from eventsourcing.persistence import RecordConflictError
+
+from domain.contract import RuleError
+from domain.options import parse_options
+from domain.registry import get as get_game
+from domain.tournaments import pairing
+from domain.tournaments.standings import default_points, standings
+from domain.tournaments.state import FORMATS, Tournament, evolve
+from service import clocks
+from service.chain import GENESIS
+from service.errors import Conflict, Forbidden, NotFound, Unprocessable
+from service.games import GameService, recorded
+from service.players import Player
+from service.store import EventStoreApp, Recorded
+
+log = structlog.get_logger("tabletop.tournaments")
+
+PREFIX = "tournament_"
+DEFAULT_CLOCK = {"kind": "deadline", "per_decision_s": 86400}
+DEFAULT_POLICY = "forfeit"
+MAX_ROUNDS = 50
+MAX_ENTRANTS = 1024
+
+
+class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    game: str
+    format: str
+    table_size: int
+    rounds: int = 0  # swiss and round-robin; knockout plays until its final
+    options: dict[str, Any] = {}
+    clock: dict[str, Any] | None = None
+    on_timeout: str | None = None
+    points: list[float] | None = None  # per rank at a full table; default 6/4/2/0 scaled
+    advance: int | None = None  # knockout: how many of each table go on
+    name: str = ""
+
+
+class Folded(msgspec.Struct):
+    """A tournament and where its stream stands."""
+
+    state: Any  # Tournament
+    version: int
+    last_hash: str
+    organiser: str
+
+
+class TournamentService:
+    def __init__(self, store: EventStoreApp, games: GameService) -> None:
+        self.store = store
+        self.games = games
+        self._lock = threading.Lock()
+
+    # ---- the organiser's and the players' writes ---------------------------------------
+
+    def create(self, organiser: Player, new: NewTournament) -> Folded:
+        config = _config(new)
+        tournament_id = uuid.uuid4()
+        event = {"type": "created", "config": config, "organiser": organiser.id}
+        self._save(tournament_id, None, [event])
+        return self.get(tournament_id)
+
+    def register(self, player: Player, tournament_id: UUID, bot: str | None) -> Folded:
+        def decide(t: Folded) -> list[dict[str, Any]]:
+            state: Tournament = t.state
+            if state.status != "open":
+                raise Conflict("tournament_started", "registration is closed: it has started")
+            if len(state.entrants) >= MAX_ENTRANTS:
+                raise Conflict("tournament_full", f"at most {MAX_ENTRANTS} entrants")
+            if bot is not None:
+                if player.id != t.organiser:
+                    raise Forbidden("not_organiser", "only the organiser registers bots")
+                game = get_game(state.config["game"])
+                if game is None or (bot != "random" and bot not in game.bots):
+                    raise Unprocessable("unknown_bot", f"no bot {bot!r} for this game")
+                number = 1 + sum(1 for e in state.entrants.values() if e.get("bot") == bot)
+                entrant, name = f"bot:{bot}:{number}", f"{bot} bot {number}"
+            else:
+                if player.id in state.entrants:
+                    raise Conflict("already_registered", "you are registered already")
+                entrant, name = player.id, player.name
+            return [{"type": "registered", "entrant": entrant, "name": name, "bot": bot}]
+
+        return self._write(tournament_id, decide)
+
+    def withdraw(self, player: Player, tournament_id: UUID, entrant: str | None) -> Folded:
+        """An entrant leaves (the organiser may withdraw anyone); a running game of theirs
+        is forfeited by the director at its next tick (at once here too)."""
+        who = entrant or player.id
+
+        def decide(t: Folded) -> list[dict[str, Any]]:
+            state: Tournament = t.state
+            if who != player.id and player.id != t.organiser:
+                raise Forbidden("not_organiser", "only the organiser withdraws others")
+            if who not in state.entrants or who in state.withdrawn:
+                raise Conflict("not_registered", f"{who} is not playing in this tournament")
+            if state.status == "finished":
+                raise Conflict("tournament_finished", "the tournament is over")
+            return [{"type": "withdrawn", "entrant": who}]
+
+        folded = self._write(tournament_id, decide)
+        self._forfeit_withdrawn(folded)
+        return folded
+
+    def start(self, player: Player, tournament_id: UUID) -> Folded:
+        def decide(t: Folded) -> list[dict[str, Any]]:
+            state: Tournament = t.state
+            if player.id != t.organiser:
+                raise Forbidden("not_organiser", "only the organiser starts the tournament")
+            if state.status != "open":
+                raise Conflict("tournament_started", "the tournament has started already")
+            least = max(state.table_size, _game_range(state)[0])
+            if len(state.active) < least:
+                raise Unprocessable(
+                    "too_few_players", f"{len(state.active)} registered; {least} are needed"
+                )
+            return [{"type": "started"}]
+
+        self._write(tournament_id, decide)
+        return self.advance(tournament_id)
+
+    # ---- the director ------------------------------------------------------------------
+
+    def advance(self, tournament_id: UUID) -> Folded:
+        """Record finished tables, then start the next round or finish: as far as the games
+        allow now. Safe to call any time, from any process."""
+        conflicts = 0
+        while True:  # each pass records a round's results or starts one: it ends
+            t = self.get(tournament_id)
+            self._forfeit_withdrawn(t)
+            events, games = self._next_events(t)
+            if not events:
+                return t
+            try:
+                self._save(tournament_id, t, events, [e for g in games for e in g.events])
+            except RecordConflictError:
+                conflicts += 1  # another director moved it: look again
+                if conflicts > 5:
+                    return self.get(tournament_id)
+                continue
+            for prepared in games:
+                self.games.adopt(prepared)
+            log.info("tournament_advanced", tournament=str(tournament_id), events=len(events))
+
+    def _next_events(self, t: Folded) -> tuple[list[dict[str, Any]], list[Any]]:
+        state: Tournament = t.state
+        if state.status != "running":
+            return [], []
+        events: list[dict[str, Any]] = []
+        if state.rounds:
+            current = state.rounds[-1]
+            for table in current.tables:
+                if table.ranks is None:
+                    done = self._result(current.number, table.table, UUID(table.game))
+                    if done is not None:
+                        events.append(done)
+        for event in events:
+            state = evolve(state, str(state.id), event)
+        if state.rounds and not state.rounds[-1].complete:
+            return events, []
+        if state.rounds and pairing.over(state):
+            return [*events, {"type": "finished", "standings": standings(state)}], []
+        low, high = _game_range(state)
+        tables, byes = pairing.next_round(state, low, min(high, state.table_size))
+        number = len(state.rounds) + 1
+        games = [self._table_game(state, number, i, seats) for i, seats in enumerate(tables)]
+        listed = [
+            {"table": i, "seats": seats, "game": str(g.id)}
+            for i, (seats, g) in enumerate(zip(tables, games, strict=True))
+        ]
+        return [*events, {"type": "round_started", "round": number, "tables": listed,
+                          "byes": byes}], games  # fmt: skip
+
+    def _result(self, number: int, table: int, game_id: UUID) -> dict[str, Any] | None:
+        fold = self.games._fresh(game_id)
+        if fold.result is None:
+            return None
+        return {
+            "type": "table_finished",
+            "round": number,
+            "table": table,
+            "game": str(game_id),
+            "ranks": list(fold.result.ranks),
+            "scores": list(fold.result.scores),
+            "forfeited": sorted(fold.forfeited),
+        }
+
+    def _table_game(self, state: Tournament, number: int, table: int, seats: list[str]) -> Any:
+        config = state.config
+        seated: list[tuple[str | None, str, str | None]] = []
+        for entrant in seats:
+            bot = state.entrants[entrant].get("bot")
+            name = state.entrants[entrant]["name"]
+            seated.append((None, name, bot) if bot else (entrant, name, None))
+        extra = {"rated": True, "tournament": str(state.id), "round": number, "table": table}
+        return self.games.table(
+            config["game"], seated, config["options"], config["clock"], config["on_timeout"],
+            extra,
+        )  # fmt: skip
+
+    def _forfeit_withdrawn(self, t: Folded) -> None:
+        state: Tournament = t.state
+        if state.status != "running" or not state.rounds or not state.withdrawn:
+            return
+        for table in state.rounds[-1].tables:
+            for seat, entrant in enumerate(table.seats):
+                if entrant in state.withdrawn and table.ranks is None:
+                    self.games.forfeit(UUID(table.game), seat, "withdrawn")
+
+    # ---- reads and the stream ----------------------------------------------------------
+
+    def get(self, tournament_id: UUID) -> Folded:
+        events = list(self.store.events.get(tournament_id))
+        if (
+            not events
+            or not isinstance(events[0], Recorded)
+            or events[0].type != f"{PREFIX}created"
+        ):
+            raise NotFound("tournament_not_found", f"no tournament {tournament_id}")
+        state = fold_stream(tournament_id, events)
+        last: Any = events[-1]
+        return Folded(state, last.originator_version, last.hash, events[0].data["organiser"])
+
+    def _write(self, tournament_id: UUID, decide: Any) -> Folded:
+        with self._lock:
+            for _ in range(5):
+                t = self.get(tournament_id)
+                try:
+                    self._save(tournament_id, t, decide(t))
+                except RecordConflictError:
+                    continue
+                return self.get(tournament_id)
+        raise Conflict("busy", "the tournament changed too often; try again")
+
+    def _save(
+        self,
+        tournament_id: UUID,
+        after: Folded | None,
+        events: list[dict[str, Any]],
+        with_games: list[Any] = (),  # type: ignore[assignment]
+    ) -> None:
+        version = after.version if after else 0
+        prev = after.last_hash if after else GENESIS
+        at = self.games.now()
+        out: list[Any] = []
+        for event in events:
+            data = {k: v for k, v in event.items() if k != "type"}
+            version += 1
+            e = recorded(
+                tournament_id, version, prev, PREFIX + event["type"], "system", None, None,
+                data, at,
+            )  # fmt: skip
+            out.append(e)
+            prev = e.hash
+        self.games.writer.save(*out, *with_games)
+
+
+def fold_stream(tournament_id: UUID, events: list[Any]) -> Tournament:
+    """A tournament from its stored events (`Recorded`, or export lines as namespaces)."""
+    state: Tournament | None = None
+    for e in events:
+        state = evolve(state, str(tournament_id), {"type": e.type[len(PREFIX) :], **e.data})
+    assert state is not None, "a tournament stream starts with its created event"
+    return state
+
+
+def _game_range(state: Tournament) -> tuple[int, int]:
+    game = get_game(state.config["game"])
+    assert game is not None
+    return game.min_players, game.max_players
+
+
+def _config(new: NewTournament) -> dict[str, Any]:
+    """The tournament's settings as stored, or 422 with a stable code."""
+    game = get_game(new.game)
+    if game is None:
+        raise Unprocessable("unknown_game", f"no game named {new.game!r}")
+    if new.format not in FORMATS:
+        raise Unprocessable("invalid_format", f"format must be one of {', '.join(FORMATS)}")
+    if not game.min_players <= new.table_size <= game.max_players:
+        raise Unprocessable(
+            "invalid_table_size",
+            f"{new.game} tables seat {game.min_players}-{game.max_players} players",
+        )
+    if new.format != "knockout" and not 1 <= new.rounds <= MAX_ROUNDS:
+        raise Unprocessable("invalid_rounds", f"rounds must be in 1..{MAX_ROUNDS}")
+    points = new.points or default_points(new.table_size)
+    if len(points) != new.table_size or sorted(points, reverse=True) != list(points):
+        raise Unprocessable(
+            "invalid_points", "points: one per rank, from first to last, never increasing"
+        )
+    advance = new.advance or max(1, new.table_size // 2)
+    if new.format == "knockout" and not 1 <= advance < new.table_size:
+        raise Unprocessable("invalid_advance", "advance must be below the table size")
+    try:
+        options = msgspec.to_builtins(parse_options(game, new.options, new.table_size))
+    except RuleError as error:
+        raise Unprocessable(error.code, error.message) from None
+    clock, policy = clocks.parse(new.clock or DEFAULT_CLOCK, new.on_timeout or DEFAULT_POLICY)
+    return {
+        "name": new.name or f"{game.title} {new.format}",
+        "game": new.game,
+        "format": new.format,
+        "table_size": new.table_size,
+        "rounds": new.rounds,
+        "options": options,
+        "clock": clock,
+        "on_timeout": policy,
+        "points": [float(p) for p in points],
+        "advance": advance,
+        "seed": secrets.token_hex(16),  # pairings are public: the seed is too
+    }
