@@ -99,6 +99,8 @@ class Tabletop:
         """Let the loop writer finish its saves and close its connection (before `stop`)."""
         if self.games.loop_writer is not None:
             await self.games.loop_writer.close()
+        if self.games.heads is not None:
+            await self.games.heads.close()
 
     def stop(self) -> None:
         self._time_stop.set()
@@ -139,12 +141,20 @@ def _bearer(request: Request[Any, Any, Any]) -> str | None:
 
 
 async def _read(request: Request[Any, Any, Any], game_id: UUID, read: Any, *args: Any) -> Any:
-    """Run a read of one game at once when everything it needs is in memory (the usual case:
-    a seated player polling a running game); otherwise in a worker thread, since it will wait
-    on the store. A thread hop costs more than most reads themselves."""
-    if _app(request).in_memory(request, game_id):
-        return read(request, game_id, *args)
-    return await anyio.to_thread.run_sync(read, request, game_id, *args)
+    """Run `read(request, fold, ...)` on the event loop when the caller is known and the
+    cached game is the store's head (asked on the loop: the usual case, a seated player
+    polling a running game); otherwise in a worker thread on the game caught up from the
+    store. A thread hop costs more than most reads themselves."""
+    t = _app(request)
+    if t.in_memory(request, game_id):
+        fold = await t.games.current_on_loop(game_id)
+        if fold is not None:
+            return read(request, fold, *args)
+
+    def in_thread() -> Any:
+        return read(request, t.game(game_id), *args)
+
+    return await anyio.to_thread.run_sync(in_thread)
 
 
 def _app(request: Request[Any, Any, Any]) -> Tabletop:
@@ -346,9 +356,9 @@ async def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> 
     return game_out
 
 
-def _get_game(request: Request[Any, Any, Any], game_id: UUID) -> s.GameOut:
+def _get_game(request: Request[Any, Any, Any], fold: Fold) -> s.GameOut:
     t = _app(request)
-    return _game_out(t, t.game(game_id), t.caller(request, required=False))
+    return _game_out(t, fold, t.caller(request, required=False))
 
 
 @get(
@@ -371,11 +381,10 @@ async def legal_moves(
 
 
 def _legal_moves(
-    request: Request[Any, Any, Any], game_id: UUID, offset: int, limit: int
+    request: Request[Any, Any, Any], fold: Fold, offset: int, limit: int
 ) -> s.LegalMoves:
     t = _app(request)
     player = t.caller(request, required=True)
-    fold = t.game(game_id)
     seat = t.games.seat_for(fold, player)
     if seat is None:
         raise Forbidden("not_seated", "you hold no seat in this game")

@@ -56,6 +56,7 @@ from service.fold import (
     new_fold,
 )
 from service.group_commit import GroupCommit
+from service.heads import Heads
 from service.loop_writer import LoopWriter
 from service.pg_recorder import LockedFunctionRecorder
 from service.players import Player
@@ -145,6 +146,7 @@ class GameService:
         # Postgres only: writes decided on the event loop are saved there (`_on_loop`).
         pg = isinstance(store.recorder, LockedFunctionRecorder)
         self.loop_writer = LoopWriter(store) if pg else None
+        self.heads = Heads(store) if pg else None  # the store's head of a game, on the loop
         self._cache: OrderedDict[UUID, Fold] = OrderedDict()
         self._seeds: dict[UUID, bytes] = {}
         self._locks: dict[UUID, threading.Lock] = {}
@@ -710,10 +712,22 @@ class GameService:
     # ---- reads --------------------------------------------------------------------------
 
     def get(self, game_id: UUID) -> Fold:
-        return self._cached(game_id)
+        """The game as the store holds it now: the cached fold caught up with whatever
+        another process appended (one indexed read), so no read shows less than a write
+        any client was answered for."""
+        return self._fresh(game_id)
+
+    async def current_on_loop(self, game_id: UUID) -> Fold | None:
+        """The cached fold, if it is the store's head (asked on the event loop); None when
+        the game must be read in a thread (not cached, behind the store, or SQLite, whose
+        file another process may write)."""
+        fold = self._cache.get(game_id)
+        if fold is None or self.heads is None:
+            return None
+        return fold if await self.heads.version(game_id) == fold.version else None
 
     def in_memory(self, game_id: UUID) -> bool:
-        """Whether `get` needs no store read."""
+        """Whether the game is cached (its head still has to be checked)."""
         return game_id in self._cache
 
     def seat_for(self, fold: Fold, player: Player | None) -> int | None:

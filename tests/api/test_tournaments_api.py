@@ -44,7 +44,7 @@ def test_a_tournament_of_players_and_bots_from_creation_to_leaderboard(
     while (now := _ok(api.client.get(path)))["status"] != "finished":
         assert time.monotonic() < deadline, "the tournament did not finish"
         time.sleep(0.1)  # the in-app director moves it on within a second
-    assert len(now["rounds"]) == 2 and now["seat_spread"] <= 1
+    assert len(now["rounds"]) == 2 and now["seat_spread"] <= 2  # a table of 2 may force 2
     assert now["standings"][0]["place"] == 1
     tabletop = api.client.app.state.tabletop  # type: ignore[attr-defined]
     tabletop.runner.caught_up(20)
