@@ -70,12 +70,12 @@ def on_problem(_: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
     return problem(exc.status, exc.code, exc.detail, **exc.extra)
 
 
-# Body fields whose malformed values are refused with a code of their own (422), as the
-# service refuses their well-formed but impossible values.
+# Fields of a new game whose malformed values are refused with a code of their own (422),
+# as the service refuses their well-formed but impossible values.
 _FIELD_CODES = re.compile(r"(?:^|[\s.$`'])(clock|on_timeout)\b")
 
 
-def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+def on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
     code = _CODES.get(status, "error")
     detail = str(exc.detail)
@@ -86,7 +86,8 @@ def on_http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
             for e in extra
             if isinstance(e, dict)
         )
-        if status == 400 and _FIELD_CODES.search(detail.partition(": ")[2]):
+        new_game = request.method == "POST" and request.url.path.rstrip("/") == "/v1/games"
+        if new_game and status == 400 and _FIELD_CODES.search(detail.partition(": ")[2]):
             return problem(422, "invalid_clock", detail)
     return problem(status, code, detail)
 

@@ -44,7 +44,9 @@ def notices(
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """(player, kind, data) for one event, just applied to `fold`."""
     out: list[tuple[str, str, dict[str, Any]]] = []
-    players = {s: p for s, p in enumerate(fold.players) if p is not None and s not in fold.bots}
+    # Everyone who holds a seat hears how the game goes (a forfeited seat's player too);
+    # only seats people play are told it is their turn.
+    players = {s: p for s, p in enumerate(fold.players) if p is not None}
     if fold.started and not started_before:
         out += [(p, "game_started", {"seat": s}) for s, p in players.items()]
     if isinstance(e.seat, int) and e.command is not None:
@@ -66,7 +68,7 @@ def notices(
     awaited = set(fold.awaiting())
     told.seats &= awaited
     for seat in sorted(awaited - told.seats):
-        if seat in players:
+        if seat in players and seat not in fold.bots:
             told.seats.add(seat)
             deadline = fold.clock.deadline(seat) if fold.clock is not None else None
             out.append(

@@ -25,6 +25,8 @@ from service.fold import (
     GAME_ABORTED,
     GAME_CREATED,
     GAME_FINISHED,
+    REMATCH_ACCEPTED,
+    REMATCH_OFFERED,
     SEAT_FORFEITED,
     SEAT_LEFT,
     SEAT_TAKEN,
@@ -176,17 +178,29 @@ def _reexecute(
     except (msgspec.ValidationError, TypeError, ValueError, KeyError, RuleError) as error:
         return 1, f"bad options: {error}"
     i = 1
+    timed_out: int | None = None  # a seat just timed out: what follows is the policy's
     while i < len(events):
         line = events[i]
         version = line.get("version", i + 1)
         kind = line.get("type")
         try:
+            answers_timeout = timed_out is not None
+            if timed_out is not None:
+                how = _after_timeout(fold, timed_out, line)
+                if how is not None:
+                    return version, how
+                timed_out = None
+            data = line.get("data") or {}
+            if kind == SEAT_FORFEITED and data.get("reason") == "timed_out" and not answers_timeout:
+                return version, "a timeout forfeit with no timeout before it"
             if fold.over:
-                if kind in ENDINGS or kind not in SERVICE_EVENTS or fold.aborted:
+                if kind not in AFTER_THE_END or fold.aborted or line.get("clock") is not None:
                     return version, "events after the end"
                 fold.apply(_as_recorded(line))  # a rematch's offer and answers
                 i += 1
                 continue
+            if kind == TIMED_OUT:
+                timed_out = (line.get("data") or {}).get("seat")
             if kind in SERVICE_EVENTS:
                 how = _lifecycle_differs(fold, line, seed)
                 if how is not None:
@@ -216,8 +230,26 @@ def _reexecute(
             return version, f"the rules refuse the recorded command: {error.code}"
         except (msgspec.ValidationError, KeyError, TypeError, ValueError) as error:
             return version, f"unreadable event: {error}"
+    if timed_out is not None:
+        return len(events), "a timeout with nothing of its policy after it"
     if not fold.over and _final(fold) is not None:
         return len(events), "the game ended but no game_finished was recorded"
+    return None
+
+
+AFTER_THE_END = (REMATCH_OFFERED, REMATCH_ACCEPTED)
+
+
+def _after_timeout(fold: Fold, seat: Any, line: dict[str, Any]) -> str | None:
+    """What must follow a timeout: the seat's forfeit (`forfeit`), or a bot's decision for
+    that seat (`bot:...`)."""
+    data = line.get("data") or {}
+    if (fold.on_timeout or "bot:random") == "forfeit":
+        forfeits = line.get("type") == SEAT_FORFEITED and data.get("reason") == "timed_out"
+        if not (forfeits and data.get("seat") == seat):
+            return "a timeout under the forfeit policy not followed by that seat's forfeit"
+    elif line.get("type") in SERVICE_EVENTS or line.get("seat") != seat or not line.get("command"):
+        return "a timeout under a bot policy not followed by a decision for that seat"
     return None
 
 
@@ -234,6 +266,8 @@ def _final(fold: Fold) -> Any:
 def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | None:
     """Whether one of the service's own events could not have been written here."""
     kind, data = line.get("type"), line.get("data") or {}
+    if line.get("clock") is not None:
+        return f"{kind} carries a clock: only a decision's first event does"
     if kind == GAME_FINISHED:
         final = _final(fold)
         if final is None or data.get("result") != final:
@@ -257,6 +291,15 @@ def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | N
     elif kind == SEAT_FORFEITED:
         if not fold.started or data.get("seat") in fold.forfeited:
             return "seat_forfeited where no seat can forfeit"
+        reason, actor = data.get("reason"), line.get("seat")
+        if reason == "resigned" and actor != data.get("seat"):
+            return "a resignation not made by its seat"
+        if reason == "withdrawn" and (fold.tournament is None or actor != "system"):
+            return "a withdrawal forfeit outside a tournament"
+        if reason == "timed_out" and (fold.on_timeout or "") != "forfeit":
+            return "a timeout forfeit in a game whose policy is not forfeit"
+        if reason not in ("resigned", "withdrawn", "timed_out"):
+            return f"seat_forfeited for an unknown reason {reason!r}"
     elif kind in (SEAT_TAKEN, SEAT_LEFT) and fold.started:
         return f"{kind} after the game started"
     return None
@@ -333,34 +376,75 @@ def tournament_export(store: EventStoreApp, tournament_id: UUID) -> list[dict[st
 def verify_tournament(
     lines: list[dict[str, Any]], games: dict[str, list[dict[str, Any]]]
 ) -> dict[str, Any]:
-    """A tournament export's chain, and each recorded table result against its game's
-    export in `games` (by game id): that export verifies and its result is the one
-    recorded. Tables whose game export is missing are named."""
-    header, events, _ = _split(lines)
+    """A tournament export: its chain; each table's game export in `games` (by game id)
+    verifies, is that table's game (its id, tournament, round and table, its seats held by
+    the table's entrants in order) and ended with the recorded ranks and scores; a finished
+    tournament has every table's result and the standings its results give. Tables whose
+    game export is missing are named."""
+    from domain.tournaments.standings import standings
+    from service.tournaments import fold_stream
+
+    header, events, footer = _split(lines)
     broken = _first_broken(events)
-    tables, missing, wrong = 0, [], []
-    for line in events:
-        data = line.get("data") or {}
-        if line.get("type") != "tournament_table_finished":
-            continue
-        tables += 1
-        game = games.get(str(data.get("game")))
-        if game is None:
-            missing.append(data.get("game"))
-            continue
-        result = (game[-1] if game else {}).get("result") or {}
-        same = result.get("ranks") == data.get("ranks") and result.get("scores") == data.get(
-            "scores"
-        )
-        if not verify(game).verified or not same:
-            wrong.append(data.get("game"))
+    missing: list[str] = []
+    wrong: dict[str, str] = {}
+    problems: list[str] = []
+    try:
+        state = fold_stream(UUID(str(header.get("id"))), [_as_recorded(e) for e in events])
+    except (AssertionError, KeyError, TypeError, ValueError, IndexError) as error:
+        return {"verified": False, "chain_intact": broken is None, "detail": repr(error)}
+    for r in state.rounds:
+        for table in r.tables:
+            if table.ranks is None:
+                if state.status == "finished":
+                    problems.append(f"round {r.number} table {table.table} has no result")
+                continue
+            game = games.get(table.game)
+            if game is None:
+                missing.append(table.game)
+                continue
+            how = _table_differs(state, r.number, table, game)
+            if how is not None:
+                wrong[table.game] = how
+    final = (footer or {}).get("standings")
+    finished = state.status == "finished"
+    if finished and (state.standings != standings(state) or final != state.standings):
+        problems.append("the final standings are not what the results give")
     return {
-        "verified": broken is None and not missing and not wrong
+        "verified": broken is None and not missing and not wrong and not problems
         and header.get("format") == TOURNAMENT_FORMAT,
         "events": len(events),
         "chain_intact": broken is None,
         "first_broken_version": broken,
-        "tables": tables,
+        "tables": sum(len(r.tables) for r in state.rounds),
         "games_missing": missing,
         "games_differing": wrong,
+        "problems": problems,
     }  # fmt: skip
+
+
+def _table_differs(state: Any, number: int, table: Any, game: list[dict[str, Any]]) -> str | None:
+    header, events, footer = _split(game)
+    if header.get("id") != table.game:
+        return "the export is of another game"
+    if not verify(game).verified:
+        return "the game's export does not verify"
+    created = (events[0].get("data") or {}) if events else {}
+    place = (created.get("tournament"), created.get("round"), created.get("table"))
+    if place != (str(state.id), number, table.table):
+        return "the game is not this tournament's table"
+    seated = {}
+    for e in events:
+        data = e.get("data") or {}
+        if e.get("type") == SEAT_TAKEN:
+            seated[data.get("seat")] = data.get("bot") or data.get("player")
+    expected = {}
+    for seat, entrant in enumerate(table.seats):
+        info = state.entrants.get(entrant, {})
+        expected[seat] = info.get("bot") or entrant
+    if seated != expected:
+        return "the game's seats are not the table's entrants in order"
+    result = (footer or {}).get("result") or {}
+    if result.get("ranks") != table.ranks or result.get("scores") != table.scores:
+        return "the recorded result is not the game's"
+    return None

@@ -129,10 +129,11 @@ class Clock:
 
     def timed_out(self, seat: int) -> None:
         """`seat` ran out: a bot decides for it now, and its clock goes on from the next
-        decision with only the increment that decision earns (fischer)."""
+        decision with the increment plus a grace of a tenth of the initial time (fischer),
+        so that a player who comes back has time to play."""
         self.since.pop(seat, None)
         if self.kind == "fischer":
-            self.remaining[seat] = self.increment
+            self.remaining[seat] = self.increment + self.initial // 10
 
     def observe(self, at: str, timed: list[int]) -> None:
         """After an event stamped `at`, the seats whose clock runs (awaited, played by

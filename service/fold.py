@@ -178,9 +178,9 @@ class Fold:
             if isinstance(e.seat, int) and e.command is not None:
                 self.decided = self.decided or e.seat not in self.bots
                 self.overdue = self.overdue - {e.seat}
+                if self.clock is not None and getattr(e, "clock", None) is not None:
+                    self.clock.decided(e.seat, e.at)  # the first event of a timed decision
         if self.clock is not None:
-            if getattr(e, "clock", None) is not None and isinstance(e.seat, int):
-                self.clock.decided(e.seat, e.at)
             self.clock.observe(e.at, self.timed_seats())
 
     def _apply_service(self, type_: str, data: Any) -> None:

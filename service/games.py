@@ -116,21 +116,6 @@ Step = tuple[int | str, Any, list[Any]] | BotTurn
 
 
 @dataclass(frozen=True)
-class Prepared:
-    """A new game decided in memory, to be saved by its caller (with events of its own)."""
-
-    step: _Decided
-
-    @property
-    def id(self) -> UUID:
-        return self.step.new.id
-
-    @property
-    def events(self) -> list[Any]:
-        return self.step.appended
-
-
-@dataclass(frozen=True)
 class _Again:
     """A retry of an applied move (same seat, key, move and expected version)."""
 
@@ -299,16 +284,17 @@ class GameService:
         clock: dict[str, Any] | None,
         on_timeout: str | None,
         extra: dict[str, Any],
-    ) -> Prepared:
-        """A game whose seats are all taken at once (a tournament's table): `seated` is
-        (player id, name, bot) per seat. Started, bots' first moves played; not saved:
-        save `prepared.events` (with whatever goes with them), then `adopt` it."""
+        game_id: UUID,
+    ) -> Fold | None:
+        """Create the game `game_id` with every seat taken at once (a tournament's table):
+        `seated` is (player id, name, bot) per seat; it starts, and bots play while they
+        are awaited. None when that game exists already (another process created it)."""
         game = get_game(name)
         if game is None:
             raise Unprocessable("unknown_game", f"no game named {name!r}")
         parsed = _options(game, options, len(seated))
         clock, on_timeout = clocks.parse(clock, on_timeout)
-        game_id, seed, at = uuid.uuid4(), secrets.token_bytes(32), self.now()
+        seed, at = secrets.token_bytes(32), self.now()
         data = {
             "game": name,
             "options": msgspec.to_builtins(parsed),
@@ -325,28 +311,37 @@ class GameService:
             taken = {"seat": seat, "player": player, "name": shown, "bot": bot}
             appended.append(self._append(fold, SEAT_TAKEN, seat, taken, at))
         fold, more = self._start(fold, seed, None, at)
-        return Prepared(_Decided(fold, [*appended, *more], None, seed))
-
-    def adopt(self, prepared: Prepared) -> Fold:
-        """A prepared game that has been saved: cached and announced."""
-        return self._created(prepared.step)
+        step = _Decided(fold, [*appended, *more], None, seed)
+        try:
+            self.writer.save(*step.appended)
+        except RecordConflictError:
+            return None
+        return self._created(step)
 
     def _timeout_steps(
         self, fold: Fold, player: Player | None, at: str, seed: bytes
     ) -> list[Step] | None:
-        deadline = fold.next_deadline()
-        if deadline is None or deadline > clocks.micros(at):
+        """The seat whose deadline passed first times out (under `forfeit`, every seat
+        whose deadline has passed, in deadline order: seats that stalled together lose
+        together, not by seat number)."""
+        clock, now = fold.clock, clocks.micros(at)
+        if clock is None or fold.over or not fold.started:
             return None
-        assert fold.clock is not None
-        seat = min(fold.clock.since, key=lambda s: (fold.clock.deadline(s), s))  # type: ignore[union-attr]
-        timed_out = Note(TIMED_OUT, {"seat": seat, "deadline": clocks.stamp(deadline)})
-        steps: list[Step] = [(SYSTEM, None, [timed_out])]
+        due = sorted(
+            (d, s) for s in clock.since if (d := clock.deadline(s)) is not None and d <= now
+        )
+        if not due:
+            return None
         policy = fold.on_timeout or clocks.DEFAULT_POLICY
-        if policy == "forfeit":
-            steps.append((SYSTEM, None, [_forfeit(seat, "timed_out")]))
-        else:
-            steps.append(BotTurn(seat, policy.removeprefix("bot:")))
-        log.info("timed_out", game_id=str(fold.id), seat=seat, policy=policy)
+        steps: list[Step] = []
+        for deadline, seat in due if policy == "forfeit" else due[:1]:
+            timed_out = Note(TIMED_OUT, {"seat": seat, "deadline": clocks.stamp(deadline)})
+            steps.append((SYSTEM, None, [timed_out]))
+            if policy == "forfeit":
+                steps.append((SYSTEM, None, [_forfeit(seat, "timed_out")]))
+            else:
+                steps.append(BotTurn(seat, policy.removeprefix("bot:")))
+            log.info("timed_out", game_id=str(fold.id), seat=seat, policy=policy)
         return steps
 
     def _lifecycle(
@@ -726,6 +721,13 @@ class GameService:
             return None
         return fold if await self.heads.version(game_id) == fold.version else None
 
+    def exists(self, game_id: UUID) -> bool:
+        """Whether the store holds that game."""
+        if game_id in self._cache:
+            return True
+        first = list(self.store.events.get(game_id, limit=1))
+        return bool(first) and getattr(first[0], "type", None) == GAME_CREATED
+
     def in_memory(self, game_id: UUID) -> bool:
         """Whether the game is cached (its head still has to be checked)."""
         return game_id in self._cache
@@ -894,7 +896,7 @@ class GameService:
         with _readable(game_id):
             if fold is None:
                 events = list(self.store.events.get(game_id))
-                if not events or not isinstance(events[0], Recorded):
+                if not events or getattr(events[0], "type", None) != GAME_CREATED:
                     raise NotFound("game_not_found", f"no game {game_id}")
                 fold = new_fold(game_id, events[0]).advance(events[1:], clone=False)
             else:

@@ -42,10 +42,12 @@ def ends_by_forfeit(seats: int, forfeited: dict[int, str]) -> bool:
 
 def forfeit_result(seats: int, forfeited: dict[int, str]) -> Result:
     """The result of a game a forfeit ended before the rules did: no scores were reached
-    (all 0), the seats that did not forfeit share first place."""
+    (all 0), the seats that did not forfeit share first place, those that did share the
+    place after them (all of them first when every seat forfeited)."""
+    kept = seats - len(forfeited)
     return Result(
         scores=[0] * seats,
-        ranks=[2 if s in forfeited else 1 for s in range(seats)],
+        ranks=[1 + kept if s in forfeited else 1 for s in range(seats)],
         details={"forfeited": _named(forfeited), "ended_by": "forfeit"},
     )
 

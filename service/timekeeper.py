@@ -19,8 +19,10 @@ from typing import Protocol
 from uuid import UUID
 
 import structlog
+from eventsourcing.persistence import InterfaceError, OperationalError
 
 from service import clocks
+from service.errors import Unavailable
 from service.games import GameService
 from service.settings import Settings
 from service.sole import sole
@@ -29,6 +31,7 @@ from service.tournaments import TournamentService
 
 log = structlog.get_logger("tabletop.timekeeper")
 
+STORE_DOWN = (OperationalError, InterfaceError, Unavailable)
 MAX_SLEEP = 1.0  # seconds: how late a timeout may come after a move set an earlier deadline
 RETRY = 2.0  # seconds to wait after the store failed
 
@@ -61,7 +64,13 @@ class Timekeeper:
         written = 0
         while queue:
             _, game_id = heapq.heappop(queue)
-            fold = self.games.time_out(UUID(game_id))
+            try:
+                fold = self.games.time_out(UUID(game_id))
+            except STORE_DOWN:
+                raise  # nothing can be done now: the loop waits and tries again
+            except Exception as error:  # a damaged game must not hold up the others
+                log.error("timeout_failed", game_id=game_id, error=repr(error))
+                continue
             if fold is None:
                 continue  # a move (or another timekeeper) came first
             written += 1
@@ -70,7 +79,12 @@ class Timekeeper:
                 heapq.heappush(queue, (again, game_id))
         self.applied += written
         for tournament in self.deadlines.running_tournaments():
-            self.tournaments.advance(UUID(tournament))
+            try:
+                self.tournaments.advance(UUID(tournament))
+            except STORE_DOWN:
+                raise
+            except Exception as error:  # one tournament's trouble is not the others'
+                log.error("tournament_failed", tournament=tournament, error=repr(error))
         return written
 
     def wait(self) -> float:

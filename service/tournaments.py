@@ -18,12 +18,13 @@ from __future__ import annotations
 import secrets
 import threading
 import uuid
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 import structlog
 from eventsourcing.persistence import RecordConflictError
+from msgspec import Meta
 
 from domain.contract import RuleError
 from domain.options import parse_options
@@ -45,19 +46,20 @@ DEFAULT_CLOCK = {"kind": "deadline", "per_decision_s": 86400}
 DEFAULT_POLICY = "forfeit"
 MAX_ROUNDS = 50
 MAX_ENTRANTS = 1024
+MAX_PASSES = 200  # director passes per call: far more than any tournament's rounds
 
 
 class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    game: str
-    format: str
+    game: Annotated[str, Meta(min_length=1, max_length=64)]
+    format: Annotated[str, Meta(max_length=32)]
     table_size: int
     rounds: int = 0  # swiss and round-robin; knockout plays until its final
     options: dict[str, Any] = {}
     clock: dict[str, Any] | None = None
     on_timeout: str | None = None
-    points: list[float] | None = None  # per rank at a full table; default 6/4/2/0 scaled
+    points: Annotated[list[float], Meta(max_length=16)] | None = None  # per rank; 6/4/2/0
     advance: int | None = None  # knockout: how many of each table go on
-    name: str = ""
+    name: Annotated[str, Meta(max_length=100)] = ""
 
 
 class Folded(msgspec.Struct):
@@ -97,7 +99,7 @@ class TournamentService:
                 game = get_game(state.config["game"])
                 if game is None or (bot != "random" and bot not in game.bots):
                     raise Unprocessable("unknown_bot", f"no bot {bot!r} for this game")
-                number = 1 + sum(1 for e in state.entrants.values() if e.get("bot") == bot)
+                number = state.registrations + 1  # never reused, even after a withdrawal
                 entrant, name = f"bot:{bot}:{number}", f"{bot} bot {number}"
             else:
                 if player.id in state.entrants:
@@ -140,36 +142,34 @@ class TournamentService:
                 )
             return [{"type": "started"}]
 
-        self._write(tournament_id, decide)
+        self._write(tournament_id, decide, first_round=True)
         return self.advance(tournament_id)
 
     # ---- the director ------------------------------------------------------------------
 
     def advance(self, tournament_id: UUID) -> Folded:
-        """Record finished tables, then start the next round or finish: as far as the games
-        allow now. Safe to call any time, from any process."""
-        conflicts = 0
-        while True:  # each pass records a round's results or starts one: it ends
+        """Create the current round's games that do not exist yet, record finished tables,
+        then start the next round or finish: as far as the games allow now. Safe to call
+        any time, from any process: every write goes through the stream's version."""
+        for _ in range(MAX_PASSES):  # each pass records a round's results or starts one
             t = self.get(tournament_id)
+            self._create_games(t.state)
             self._forfeit_withdrawn(t)
-            events, games = self._next_events(t)
+            events = self._next_events(t.state)
             if not events:
                 return t
             try:
-                self._save(tournament_id, t, events, [e for g in games for e in g.events])
+                self._save(tournament_id, t, events)
             except RecordConflictError:
-                conflicts += 1  # another director moved it: look again
-                if conflicts > 5:
-                    return self.get(tournament_id)
-                continue
-            for prepared in games:
-                self.games.adopt(prepared)
+                continue  # another director moved it: look again
             log.info("tournament_advanced", tournament=str(tournament_id), events=len(events))
+        return self.get(tournament_id)
 
-    def _next_events(self, t: Folded) -> tuple[list[dict[str, Any]], list[Any]]:
-        state: Tournament = t.state
+    def _next_events(self, state: Tournament) -> list[dict[str, Any]]:
+        """Finished tables' results, then the next round (its games' ids chosen here, the
+        games created right after: see `_create_games`) or the end."""
         if state.status != "running":
-            return [], []
+            return []
         events: list[dict[str, Any]] = []
         if state.rounds:
             current = state.rounds[-1]
@@ -181,22 +181,34 @@ class TournamentService:
         for event in events:
             state = evolve(state, str(state.id), event)
         if state.rounds and not state.rounds[-1].complete:
-            return events, []
-        if state.rounds and pairing.over(state):
-            return [*events, {"type": "finished", "standings": standings(state)}], []
+            return events
         low, high = _game_range(state)
+        if state.rounds and pairing.over(state, low):
+            return [*events, {"type": "finished", "standings": standings(state)}]
         tables, byes = pairing.next_round(state, low, min(high, state.table_size))
-        number = len(state.rounds) + 1
-        games = [self._table_game(state, number, i, seats) for i, seats in enumerate(tables)]
         listed = [
-            {"table": i, "seats": seats, "game": str(g.id)}
-            for i, (seats, g) in enumerate(zip(tables, games, strict=True))
+            {"table": i, "seats": seats, "game": str(uuid.uuid4())}
+            for i, seats in enumerate(tables)
         ]
+        number = len(state.rounds) + 1
         return [*events, {"type": "round_started", "round": number, "tables": listed,
-                          "byes": byes}], games  # fmt: skip
+                          "byes": byes}]  # fmt: skip
+
+    def _create_games(self, state: Tournament) -> None:
+        """The current round's games that do not exist yet (a round is saved first, its
+        games after it, each in a write of its own: one that failed is made next time)."""
+        if state.status != "running" or not state.rounds:
+            return
+        number = state.rounds[-1].number
+        for table in state.rounds[-1].tables:
+            game_id = UUID(table.game)
+            if table.ranks is None and not self.games.exists(game_id):
+                self._table_game(state, number, table.table, table.seats, game_id)
 
     def _result(self, number: int, table: int, game_id: UUID) -> dict[str, Any] | None:
-        fold = self.games._fresh(game_id)
+        if not self.games.exists(game_id):
+            return None
+        fold = self.games.get(game_id)
         if fold.result is None:
             return None
         return {
@@ -209,7 +221,9 @@ class TournamentService:
             "forfeited": sorted(fold.forfeited),
         }
 
-    def _table_game(self, state: Tournament, number: int, table: int, seats: list[str]) -> Any:
+    def _table_game(
+        self, state: Tournament, number: int, table: int, seats: list[str], game_id: UUID
+    ) -> None:
         config = state.config
         seated: list[tuple[str | None, str, str | None]] = []
         for entrant in seats:
@@ -217,9 +231,9 @@ class TournamentService:
             name = state.entrants[entrant]["name"]
             seated.append((None, name, bot) if bot else (entrant, name, None))
         extra = {"rated": True, "tournament": str(state.id), "round": number, "table": table}
-        return self.games.table(
+        self.games.table(
             config["game"], seated, config["options"], config["clock"], config["on_timeout"],
-            extra,
+            extra, game_id,
         )  # fmt: skip
 
     def _forfeit_withdrawn(self, t: Folded) -> None:
@@ -245,23 +259,27 @@ class TournamentService:
         last: Any = events[-1]
         return Folded(state, last.originator_version, last.hash, events[0].data["organiser"])
 
-    def _write(self, tournament_id: UUID, decide: Any) -> Folded:
+    def _write(self, tournament_id: UUID, decide: Any, first_round: bool = False) -> Folded:
+        """Save what `decide` makes of the tournament now (with `first_round`, the first
+        round's tables in the same save)."""
         with self._lock:
             for _ in range(5):
                 t = self.get(tournament_id)
+                events = decide(t)
+                if first_round:
+                    state = t.state
+                    for event in events:
+                        state = evolve(state, str(state.id), event)
+                    events += self._next_events(state)
                 try:
-                    self._save(tournament_id, t, decide(t))
+                    self._save(tournament_id, t, events)
                 except RecordConflictError:
                     continue
                 return self.get(tournament_id)
         raise Conflict("busy", "the tournament changed too often; try again")
 
     def _save(
-        self,
-        tournament_id: UUID,
-        after: Folded | None,
-        events: list[dict[str, Any]],
-        with_games: list[Any] = (),  # type: ignore[assignment]
+        self, tournament_id: UUID, after: Folded | None, events: list[dict[str, Any]]
     ) -> None:
         version = after.version if after else 0
         prev = after.last_hash if after else GENESIS
@@ -276,7 +294,7 @@ class TournamentService:
             )  # fmt: skip
             out.append(e)
             prev = e.hash
-        self.games.writer.save(*out, *with_games)
+        self.games.writer.save(*out)
 
 
 def fold_stream(tournament_id: UUID, events: list[Any]) -> Tournament:
@@ -316,10 +334,14 @@ def _config(new: NewTournament) -> dict[str, Any]:
     advance = new.advance or max(1, new.table_size // 2)
     if new.format == "knockout" and not 1 <= advance < new.table_size:
         raise Unprocessable("invalid_advance", "advance must be below the table size")
-    try:
-        options = msgspec.to_builtins(parse_options(game, new.options, new.table_size))
+    try:  # every table the tournament may seat: smaller ones seat the uneven numbers
+        for size in range(game.min_players, new.table_size + 1):
+            parsed = parse_options(game, new.options, size)
+        options = msgspec.to_builtins(parsed)
     except RuleError as error:
-        raise Unprocessable(error.code, error.message) from None
+        detail = f"{error.message} (the options must suit every table size, "
+        detail += f"{game.min_players}-{new.table_size})"
+        raise Unprocessable(error.code, detail) from None
     clock, policy = clocks.parse(new.clock or DEFAULT_CLOCK, new.on_timeout or DEFAULT_POLICY)
     return {
         "name": new.name or f"{game.title} {new.format}",

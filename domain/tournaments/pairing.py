@@ -39,12 +39,13 @@ def table_sizes(n: int, low: int, high: int) -> tuple[list[int], int]:
     return [], n
 
 
-def over(state: Tournament) -> bool:
-    """Whether the last round was the tournament's last."""
+def over(state: Tournament, low: int = 2) -> bool:
+    """Whether the last round was the tournament's last (a knockout's: its final, or too
+    few left to seat a table of `low`)."""
     if not state.rounds or not state.rounds[-1].complete:
         return False
     if state.config["format"] == "knockout":
-        return len(_advancing(state)) <= 1 or len(state.rounds[-1].tables) == 1
+        return len(state.rounds[-1].tables) == 1 or len(_advancing(state)) < max(2, low)
     return len(state.rounds) >= int(state.config["rounds"])
 
 
@@ -61,6 +62,8 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
         placed = list(players)
         random.Random(f"{state.config['seed']}/order").shuffle(placed)
     sizes, bye_count = table_sizes(len(placed), low, high)
+    if form == "knockout" and low <= len(placed) <= high:
+        sizes, bye_count = [len(placed)], 0  # all fit one table: the final
     byes = _byes(state, placed, bye_count)
     playing = [p for p in placed if p not in byes]
     met = meetings(state)
@@ -76,13 +79,14 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
 
 
 def _advancing(state: Tournament) -> list[str]:
-    """Knockout: who goes on from the last round (its byes, and each table's best)."""
+    """Knockout: who goes on from the last round (its byes, and each table's best: at most
+    `advance`, and never the whole table, so every round ends someone's run)."""
     last = state.rounds[-1]
-    keep = int(state.config["advance"])
     going = list(last.byes)
     for t in last.tables:
         assert t.ranks is not None and t.scores is not None
         ranks, scores = t.ranks, t.scores
+        keep = min(int(state.config["advance"]), len(t.seats) - 1)
         best = sorted(range(len(t.seats)), key=lambda s: (ranks[s], -scores[s], s))
         going += [t.seats[s] for s in best[:keep]]
     return [e for e in going if e not in state.withdrawn]

@@ -35,6 +35,7 @@ class Tournament:
     config: dict[str, Any]
     entrants: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {name, bot}
     withdrawn: set[str] = field(default_factory=set)
+    registrations: int = 0  # registered events so far (withdrawals do not lower it)
     status: str = "open"  # open | running | finished
     rounds: list[Round] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None  # the final ones, once finished
@@ -71,6 +72,7 @@ def evolve(state: Tournament | None, tournament_id: str, e: dict[str, Any]) -> T
     assert state is not None
     if kind == "registered":
         state.entrants[e["entrant"]] = {"name": e["name"], "bot": e.get("bot")}
+        state.registrations += 1
     elif kind == "withdrawn":
         state.withdrawn.add(e["entrant"])
         if state.status == "open":

@@ -4,6 +4,7 @@ a stalled Plus Ultra commitment resolved by a timeout (a fake clock, no real wai
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -104,6 +105,7 @@ def test_leave_abort_resign_and_rematch(api: Api, game: str) -> None:
     assert again.json()["id"] == rematch["id"]  # asked twice: the same rematch
     refused = api.client.post(f"/v1/games/{rematch['id']}/join", headers=api.auth(cy))
     assert _code(refused, 403) == "seat_reserved"
+    _caught_up(api)  # bob hears of the rematch before he accepts it
     accepted = _post(api, second["id"], "rematch", bob)
     assert accepted.status_code == 200 and accepted.json()["id"] == rematch["id"]
     assert accepted.json()["status"] == "active"
@@ -113,8 +115,12 @@ def test_leave_abort_resign_and_rematch(api: Api, game: str) -> None:
     assert len(kinds) == 2  # rematch_offered, rematch_accepted
     assert api.client.get(f"/v1/games/{second['id']}/audit").json()["verified"]
 
-    # The lobby and the profiles show the outcomes.
+    # The lobby and the profiles show the outcomes; the resigned player heard them too.
     _caught_up(api)
+    tabletop: Tabletop = api.client.app.state.tabletop  # type: ignore[attr-defined]
+    told = [json.loads(n) for n in tabletop.reads.notices_for(bob["id"], 0)]
+    about = [(n["kind"], n["game"]) for n in told]
+    assert ("game_finished", second["id"]) in about and ("rematch_offered", second["id"]) in about
     listed = api.client.get("/v1/games", params={"status": "aborted"}).json()["games"]
     assert first["id"] in [g["id"] for g in listed]
     profile = api.client.get(f"/v1/players/{bob['id']}").json()

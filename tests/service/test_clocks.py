@@ -123,8 +123,8 @@ def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
     assert decision["seat"] == 0 and decision["command"] is not None
     assert "clock" not in decision  # a bot decided: no time of the player's was used
     assert after.forfeited == {} and 0 not in after.bots  # the seat is still the player's
-    if 0 in after.awaiting():  # its clock goes on: only the increment is left
-        assert after.clock is not None and after.clock.remaining[0] == 5_000_000
+    if 0 in after.awaiting():  # its clock goes on: the increment and a tenth of 60 s
+        assert after.clock is not None and after.clock.remaining[0] == 11_000_000
     _verified(service, store, fold.id)
 
 

@@ -67,7 +67,10 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
             else:
                 started.pop(s)
                 overdue.add(s)
-                left[s] = spec.get("increment_s", 0) * 1_000_000
+                # the increment and a grace of a tenth of the initial time
+                left[s] = (
+                    spec.get("increment_s", 0) * 1_000_000 + spec.get("initial_s", 0) * 100_000
+                )
         elif kind in ("game_finished", "game_aborted"):
             in_play = False
         elif kind not in RULES_FREE:

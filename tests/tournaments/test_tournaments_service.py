@@ -293,5 +293,68 @@ def test_a_tournament_export_verifies_against_its_games(
     )
     rng = random.Random(3)
     some = rng.choice(list(exports))
-    exports[some] = exports[some][:-2] + exports[some][-1:]  # a game export that lost a line
-    assert some in verify_tournament(lines, exports)["games_differing"]
+    damaged = dict(exports)
+    damaged[some] = exports[some][:-2] + exports[some][-1:]  # a game export that lost a line
+    assert some in verify_tournament(lines, damaged)["games_differing"]
+    assert not _rewritten(lines, exports, _swap_seats)["verified"]
+    assert not _rewritten(lines, exports, _edit_standings)["verified"]
+    assert not _rewritten(lines, exports, _drop_a_result)["verified"]
+    other = next(g for g in exports if g != some)  # another table's game given for this one
+    assert verify_tournament(lines, {**exports, some: exports[other]})["games_differing"]
+
+
+def _rewritten(lines: list[Any], exports: dict[str, Any], rewrite: Any) -> dict[str, Any]:
+    """The tournament export rewritten and re-hashed, as anyone can."""
+    from service.chain import GENESIS, line_hash
+
+    copy = [{**x, "data": dict(x["data"])} if "data" in x else dict(x) for x in lines]
+    rewrite(copy)
+    prev, version = GENESIS, 0
+    for line in copy[1:]:
+        if "version" in line:
+            version += 1
+            line["version"], line["prev_hash"] = version, prev
+            line["hash"] = line_hash(line)
+            prev = line["hash"]
+    return verify_tournament(copy, exports)
+
+
+def _swap_seats(lines: list[Any]) -> None:
+    started = next(x for x in lines if x.get("type") == "tournament_round_started")
+    table = started["data"]["tables"][0]
+    started["data"]["tables"] = [
+        {**table, "seats": table["seats"][::-1]},
+        *started["data"]["tables"][1:],
+    ]
+
+
+def _edit_standings(lines: list[Any]) -> None:
+    finished = next(x for x in lines if x.get("type") == "tournament_finished")
+    top = finished["data"]["standings"]
+    finished["data"]["standings"] = [{**top[0], "points": top[0]["points"] + 1}, *top[1:]]
+    lines[-1] = {"standings": finished["data"]["standings"]}
+
+
+def _drop_a_result(lines: list[Any]) -> None:
+    lines.remove(next(x for x in lines if x.get("type") == "tournament_table_finished"))
+
+
+def test_a_knockout_with_uneven_tables_still_ends(
+    tournaments: TournamentService, organiser: Player
+) -> None:
+    tid = _bots_tournament(tournaments, organiser, 16, format="knockout", table_size=3, advance=2)
+    t = tournaments.start(organiser, tid)
+    assert t.state.status == "finished" and len(t.state.rounds[-1].tables) == 1
+    assert len(t.state.rounds) < 16
+
+
+def test_bot_entrants_keep_distinct_ids_after_a_withdrawal(
+    tournaments: TournamentService, organiser: Player
+) -> None:
+    new = NewTournament(game="caylus", format="swiss", table_size=2, rounds=1)
+    tid = UUID(tournaments.create(organiser, new).state.id)
+    for _ in range(3):
+        tournaments.register(organiser, tid, "random")
+    tournaments.withdraw(organiser, tid, "bot:random:1")
+    t = tournaments.register(organiser, tid, "random")
+    assert len(t.state.entrants) == 3 == len(set(t.state.entrants))
