@@ -23,6 +23,7 @@ from domain.puerto_rico.data import (
 )
 from domain.puerto_rico.events import Event
 from domain.puerto_rico.evolve import evolve as _evolve
+from domain.puerto_rico.hidden import sample_hidden as _sample_hidden
 from domain.puerto_rico.state import Options, Player, State
 from domain.puerto_rico.view import GameView
 from domain.puerto_rico.view import redact as _redact
@@ -116,6 +117,9 @@ class PuertoRico:
 
     def awaiting(self, state: State) -> list[int]:
         return rules.awaiting(state)
+
+    def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        return _sample_hidden(state, seat, rng)
 
     def view(self, state: State, seat: int | None) -> GameView:
         return _view(state, seat)

@@ -1,14 +1,15 @@
 """Bots. `greedy`: one-step look-ahead — it tries each legal command (a sample when there are
 very many), lets the rules run the automatic follow-ups, looks one step further when the next
 decision is its own again (role → its own action), and keeps the command whose resulting state
-scores best on a simple value function of its own board (no hidden information used)."""
+scores best on a simple value function of its own board. It plans on `info.sample`, a state
+whose hidden parts (stack order, forests, others' VP) are re-drawn: it never sees the true ones."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from domain.contract import RuleError, random_bot
+from domain.contract import RuleError, SeatInfo, random_bot
 from domain.puerto_rico import commands as C
 from domain.puerto_rico.board import score_breakdown
 from domain.puerto_rico.data import PRICE, PRODUCERS
@@ -58,10 +59,11 @@ def _score_after(
     return value(s, seat)
 
 
-def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
-    legal = game.legal_commands(state, seat)
+def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
+    state = info.sample(rng)  # the stack, forests and others' VP re-drawn
     best, best_value = None, float("-inf")
     for cmd in _candidates(legal, rng):
         if isinstance(cmd, (C.MoveGuest, C.GuestsDone)):
@@ -71,7 +73,7 @@ def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
         v = _score_after(game, state, seat, cmd, rng, depth) + rng.random() * 1e-3
         if v > best_value:
             best, best_value = cmd, v
-    return best if best is not None else random_bot(game, state, seat, rng)
+    return best if best is not None else random_bot(game, info, rng)
 
 
 BOTS: dict[str, Any] = {"greedy": greedy}

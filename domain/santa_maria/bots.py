@@ -1,15 +1,17 @@
 """Bots for Santa Maria: `greedy` (one-ply lookahead on a hand-tuned value); `tabletop duel
---game santa-maria` measures it against random bots."""
+--game santa-maria` measures it against random bots. It plans on `info.sample`, where the
+hidden stack orders (the dock refills) are re-shuffled, never on the true state."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from domain.contract import SeatInfo
 from domain.santa_maria import commands as cmd
 from domain.santa_maria import data
 from domain.santa_maria.evolve import evolve
-from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers, legal_commands
+from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers
 from domain.santa_maria.scoring import breakdown
 from domain.santa_maria.state import SantaMariaState, clone
 
@@ -79,10 +81,11 @@ def _expand_candidates(s: SantaMariaState, seat: int, expands: list[cmd.Expand])
     return out
 
 
-def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
-    legal = legal_commands(state, seat)
+def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
+    state = info.sample(rng)  # the ship and expansion stacks re-shuffled: no peeking
     if isinstance(legal[0], cmd.ChooseColony):
         return rng.choice(legal)
     expands = [c for c in legal if isinstance(c, cmd.Expand)]
