@@ -19,8 +19,8 @@ from domain.registry import GAMES
 from service.audit import fold_lines, verify
 from service.plugins import load_plugins
 from service.selfplay import duel as run_duel
-from service.selfplay import wilson
 from service.selfplay import selfplay as run_selfplay
+from service.selfplay import wilson
 
 cli = typer.Typer(
     help="Tabletop: turn-based board games as immutable event logs.",

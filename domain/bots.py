@@ -34,9 +34,14 @@ class BotSpecError(Exception):
         self.message = message
 
 
+def searchable(game: Game[Any, Any]) -> bool:
+    """Whether `game` provides `sample_hidden`, which the search needs (every hosted game)."""
+    return callable(getattr(game, "sample_hidden", None))
+
+
 def bot_names(game: Game[Any, Any]) -> list[str]:
     """The bot names `game` accepts (an `mcts` name may carry a budget)."""
-    return ["random", *sorted(game.bots), MCTS]
+    return ["random", *sorted(game.bots), *([MCTS] if searchable(game) else [])]
 
 
 def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
@@ -80,10 +85,17 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
 
 
 def mcts_bot(game: Game[Any, Any], budget: Budget) -> Bot:
-    policy = random_bot if budget.rollout == "random" else game.bots[budget.rollout]
+    """`greedy` rollouts use the game's `rollout_bot` when it has one (a faster greedy) and its
+    `greedy` bot otherwise; the tree's first expansions always use `greedy`."""
+    if budget.rollout == "random":
+        prior: Bot = random_bot
+        policy: Bot = random_bot
+    else:
+        prior = game.bots[budget.rollout]
+        policy = getattr(game, "rollout_bot", None) or prior
 
     def mcts(game: Game[Any, Any], info: SeatInfo, rng: random.Random) -> Any:
-        return search(game, info, rng, budget, policy)
+        return search(game, info, rng, budget, policy, prior)
 
     return mcts
 
@@ -95,7 +107,7 @@ def resolve_bot(game: Game[Any, Any], spec: str) -> Bot:
     if spec in game.bots:
         return game.bots[spec]
     name, _, _ = spec.partition(":")
-    if name == MCTS:
+    if name == MCTS and searchable(game):
         return mcts_bot(game, parse_budget(game, spec))
     raise BotSpecError(
         "unknown_bot", f"{game.name} has no bot {spec!r} (has: {', '.join(bot_names(game))})"

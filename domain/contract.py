@@ -178,13 +178,12 @@ class SeatInfo:
     @classmethod
     def of(cls, game: Game[Any, Any], state: Any, seat: int) -> SeatInfo:
         """The information of `seat` in the true `state` (what the runners hand their bots)."""
-        sample_hidden = game.sample_hidden
         return cls(
             game,
             seat,
             game.legal_commands(state, seat),
             lambda: game.view(state, seat),
-            lambda rng: sample_hidden(state, seat, rng),
+            lambda rng: game.sample_hidden(state, seat, rng),
         )
 
     @classmethod

@@ -4,14 +4,16 @@ Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 20
 Each playout draws a determinization from the seat's information (`SeatInfo.sample`, that is
 `game.sample_hidden`: the bot never holds the true state), walks one tree shared by all
 determinizations with UCT, adds one node, and plays the game to its end with the rollout
-policy (a game's `greedy` bot, or `random`). Tree nodes are keyed by (seat, command), so one
-node gathers every determinization in which that move was legal; selection counts how often a
-child was *available* instead of how often its parent was visited (the ISMCTS form of UCB1).
+policy: `random`, or `greedy` (the game's `rollout_bot` when it supplies one, a faster greedy;
+else its `greedy` bot). Tree nodes are keyed by (seat, command), so one node gathers every
+determinization in which that move was legal; selection counts how often a child was
+*available* instead of how often its parent was visited (the ISMCTS form of UCB1).
 
 For small budgets the tree widens progressively: a node may have `1 + sqrt(visits / 2)`
-children, the first one being the rollout policy's own choice there. So a few playouts already
-check the policy's move against an alternative or two by playing each to the end, and the
-policy's move stands unless an alternative earns more visits.
+children, the first one being the `prior` policy's choice there (the game's `greedy` bot for
+greedy rollouts). So a few playouts already check the greedy move against an alternative or
+two by playing each to the end, and the greedy move stands unless an alternative earns more
+visits. The tree's other seats start from the same prior: it expects greedy opponents first.
 
 A search is deterministic for a given `rng` and a playout budget. A time budget (`ms`) stops
 on the clock, so it is not reproducible: the recorded command, not the bot, is what replays
@@ -86,10 +88,12 @@ def search(
     rng: random.Random,
     budget: Budget,
     policy: Bot,
+    prior: Bot | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Any:
     """The command ISMCTS chooses for `info.seat` within `budget`, with `policy` as the
-    rollout (and first-expansion) policy."""
+    rollout policy and `prior` (default: `policy`) choosing each node's first child."""
+    first_choice = policy if prior is None else prior
     legal = info.legal
     if len(legal) == 1:
         return legal[0]
@@ -99,7 +103,7 @@ def search(
     while done < budget.playouts:
         if deadline is not None and done > 0 and clock() >= deadline:
             break
-        _playout(game, game.clone(info.sample(rng)), root, rng, policy)
+        _playout(game, game.clone(info.sample(rng)), root, rng, policy, first_choice)
         root.visits += 1
         done += 1
     # the most visited move; on a tie the rollout policy's own move (expanded first), then
@@ -118,7 +122,7 @@ def search(
 
 
 def _playout(
-    game: Game[Any, Any], state: Any, root: _Node, rng: random.Random, policy: Bot
+    game: Game[Any, Any], state: Any, root: _Node, rng: random.Random, policy: Bot, prior: Bot
 ) -> None:
     path: list[tuple[_Node, int]] = []
     node = root
@@ -138,7 +142,7 @@ def _playout(
                 present.append((child, move))
         if untried and (not present or len(node.children) < _width(node.visits)):
             if not node.children:  # the rollout policy's move first
-                chosen = policy(game, SeatInfo.within(game, state, seat), rng)
+                chosen = prior(game, SeatInfo.within(game, state, seat), rng)
                 key = _key(seat, chosen)
             else:
                 key, chosen = untried[rng.randrange(len(untried))]

@@ -30,7 +30,8 @@ import msgspec
 import structlog
 from eventsourcing.persistence import RecordConflictError
 
-from domain.contract import Game, RuleError, random_bot
+from domain.bots import BotSpecError, bot_names, resolve_bot
+from domain.contract import Game, RuleError, SeatInfo
 from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
 from domain.registry import get as get_game
@@ -296,8 +297,10 @@ class GameService:
         for bot_seat, bot in bots.items():
             if not 0 <= bot_seat < seats:
                 raise Unprocessable("invalid_bot_seat", f"seat {bot_seat} is not in 0..{seats - 1}")
-            if bot != "random" and bot not in game.bots:
-                raise Unprocessable("unknown_bot", f"{name} has no bot {bot!r}")
+            try:
+                resolve_bot(game, bot)
+            except BotSpecError as error:
+                raise Unprocessable(error.code, error.message) from None
         game_id = uuid.uuid4()
         seed = secrets.token_bytes(32)
         data = {
@@ -548,8 +551,9 @@ class GameService:
             if bot_seat is None:
                 break
             version = fold.version + len(appended)
-            bot = fold.game.bots.get(fold.bots[bot_seat], random_bot)
-            chosen = bot(fold.game, state, bot_seat, rng_for(seed, version, "bot"))
+            bot = resolve_bot(fold.game, fold.bots[bot_seat])
+            info = SeatInfo.of(fold.game, state, bot_seat)  # never the true state
+            chosen = bot(fold.game, info, rng_for(seed, version, "bot"))
             outcome = fold.game.decide(state, bot_seat, chosen, rng_for(seed, version))
             actor, command = bot_seat, msgspec.to_builtins(chosen)
         result = fold.game.result(state)
@@ -721,7 +725,7 @@ def game_types() -> list[dict[str, Any]]:
             "min_players": g.min_players,
             "max_players": g.max_players,
             "options": msgspec.to_builtins(g.options_type()),
-            "bots": ["random", *sorted(g.bots)],
+            "bots": bot_names(g),
         }
         for g in GAMES.values()
     ]

@@ -105,9 +105,7 @@ def _character_value(st: State, seat: int, character: str) -> float:
                 trial.pending = []
             best = max(best, estimate(trial, seat) - base)
     known = [q for s, q in enumerate(st.players) if s == seat or st.revealed]
-    if character == "secretary_of_state" and "king" not in {
-        c for q in known for c in q.characters
-    }:
+    if character == "secretary_of_state" and "king" not in {c for q in known for c in q.characters}:
         best += 1.0
     if character == "king":
         best += 0.3
