@@ -185,12 +185,21 @@ def test_property_bots_decide_from_the_seat_information_only(name: str, spec: st
         return chosen
 
     search = spec.startswith("mcts")
-    label = f"fair/{name}/{spec}"
-    for index, seed in enumerate(game_seeds(label, 1 if search else 2)):
-        seats = game.max_players if index % 2 == 0 else game.min_players
-        rate = 0.02 if search else 0.25
-        where = describe(label, index)
-        assert unfair_decisions(game, choose, seats, seed, rate, 1 if search else 3, where) == []
+    for options in option_sets(name):
+        label = f"fair/{name}/{spec}/{_builtins(options)}"
+        for index, seed in enumerate(game_seeds(label, 1 if search else 2)):
+            seats = game.max_players if index % 2 == 0 else game.min_players
+            rate, variants = (0.015, 1) if search else (0.25, 3)
+            where = describe(label, index)
+            unfair = unfair_decisions(game, choose, seats, seed, rate, variants, where, options)
+            assert unfair == []
+
+
+def option_sets(name: str) -> list[Any]:
+    """Default options, and Puerto Rico's expansion too (haciendas and forests hide tiles)."""
+    game: Game[Any, Any] = GAMES[name]
+    extra = [game.options_type(expansion="new-buildings")] if name == "puerto-rico" else []
+    return [game.options_type(), *extra]
 
 
 def test_a_bot_never_receives_the_true_state() -> None:

@@ -15,7 +15,7 @@ from domain.randomness import rng_for
 from domain.registry import GAMES
 from tests.conftest import all_games
 from tests.support.sampling import describe, game_seeds, games_per_config
-from tests.test_game_contract import positions
+from tests.test_game_contract import option_sets, positions
 
 
 def _b(obj: Any) -> Any:
@@ -24,13 +24,6 @@ def _b(obj: Any) -> Any:
 
 def _searchable() -> list[str]:
     return [name for name in all_games() if searchable(GAMES[name])]
-
-
-def _options(name: str) -> list[Any]:
-    """Default options, and Puerto Rico's expansion too (haciendas and forests hide tiles)."""
-    game: Game[Any, Any] = GAMES[name]
-    extra = [game.options_type(expansion="new-buildings")] if name == "puerto-rico" else []
-    return [game.options_type(), *extra]
 
 
 def _play_on(game: Game[Any, Any], state: Any, seed: bytes, where: str) -> None:
@@ -52,10 +45,10 @@ def _play_on(game: Game[Any, Any], state: Any, seed: bytes, where: str) -> None:
 @pytest.mark.parametrize("name", _searchable())
 def test_property_sample_hidden_keeps_the_view_and_redraws_only_hidden_parts(name: str) -> None:
     game: Game[Any, Any] = GAMES[name]
-    count = max(2, games_per_config() // 8)
+    count = max(3, games_per_config() // 6)
     redrawn = 0
     checked = 0
-    for options in _options(name):
+    for options in option_sets(name):
         label = f"sample-hidden/{name}/{_b(options)}"
         for index, seed in enumerate(game_seeds(label, count)):
             where = describe(label, index)
