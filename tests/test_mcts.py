@@ -171,3 +171,31 @@ def test_an_mcts_bot_plays_a_game_through_the_api_to_the_end(api: Api) -> None:
     assert final["status"] == "finished", final
     audit = api.client.get(f"/v1/games/{created['id']}/audit").json()
     assert audit["verified"] is True, audit
+
+
+def test_selfplay_and_the_duel_command_take_mcts() -> None:
+    import json
+    import subprocess
+    import sys
+
+    from service.selfplay import selfplay
+
+    game: Game[Any, Any] = GAMES["plus-ultra"]
+    (line,) = selfplay(game, 2, 1, "sp", ["mcts:p=2,r=random", "greedy"])
+    assert sorted(line["ranks"]) in ([1, 2], [1, 1])
+    args = ["--game", "plus-ultra", "--players", "2", "--games", "2", "--seed", "d"]
+    done = subprocess.run(
+        [sys.executable, "-m", "api.cli", "duel", *args, "--bot", "mcts:p=2,r=random"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["games"] == 2 and len(summary["wilson_95"]) == 2
+    assert summary["ms_per_decision"] > 0
+    refused = subprocess.run(
+        [sys.executable, "-m", "api.cli", "duel", *args, "--bot", "mcts:p=999999"],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0 and "maximum" in refused.stderr
