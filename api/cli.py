@@ -14,12 +14,13 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
+from domain.bots import BotSpecError
 from domain.contract import Game, RuleError
 from domain.options import parse_options
 from domain.registry import GAMES
 from service.audit import fold_lines, verify
 from service.plugins import load_plugins
-from service.selfplay import bot_named
+from service.selfplay import bot_named, wilson
 from service.selfplay import duel as run_duel
 from service.selfplay import selfplay as run_selfplay
 
@@ -138,35 +139,54 @@ def selfplay(
     lines = run_selfplay(chosen, players, games, base, bots.split(","), opts)
     with _progress() as progress:
         task = progress.add_task(f"{game} x{players}", total=games)
-        for line in lines:
-            sys.stdout.write(json.dumps(line) + "\n")
-            sys.stdout.flush()
-            progress.advance(task)
+        try:
+            for line in lines:
+                sys.stdout.write(json.dumps(line) + "\n")
+                sys.stdout.flush()
+                progress.advance(task)
+        except BotSpecError as error:
+            raise typer.BadParameter(error.message) from None
 
 
 @cli.command()
 def duel(
     game: Annotated[str, typer.Option(help="game name, e.g. puerto-rico")],
-    bot: Annotated[str, typer.Option(help="the bot measured")] = "greedy",
+    bot: Annotated[
+        str, typer.Option(help="the bot measured (random, greedy, mcts:playouts=N,rollout=R)")
+    ] = "greedy",
     against: Annotated[str, typer.Option(help="the bot in every other seat")] = "random",
     players: Annotated[int, typer.Option(help="seats")] = 4,
     games: Annotated[int, typer.Option(help="how many games")] = 500,
     seed: Annotated[str | None, typer.Option(help="base seed (random if absent)")] = None,
+    first: Annotated[int, typer.Option(help="index of the first game (to split a duel)")] = 0,
+    lines: Annotated[bool, typer.Option(help="also print one JSON line per game")] = False,
 ) -> None:
-    """How often one bot wins against the others (its seat rotates); a JSON summary."""
+    """How often one bot wins against the others (its seat rotates); a JSON summary with the
+    win rate's 95% Wilson interval and the measured bot's time per decision."""
     chosen = GAMES.get(game)
     if chosen is None:
         raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     base = seed or secrets.token_hex(8)
     _checked(chosen, players, {}, [bot, against])  # a duel plays the default options
-    won = alone = played = 0
-    with _progress() as progress:
-        task = progress.add_task(f"{bot} vs {against} ({game})", total=games)
-        for line in run_duel(chosen, bot, games, players, base, against):
-            played += 1
-            won += line["won"]
-            alone += line["alone"]
-            progress.advance(task)
+    try:
+        run = run_duel(chosen, bot, games, players, base, against, first)
+        won = alone = played = decisions = 0
+        ms = 0.0
+        with _progress() as progress:
+            task = progress.add_task(f"{bot} vs {against} ({game})", total=games)
+            for line in run:
+                played += 1
+                won += line["won"]
+                alone += line["alone"]
+                decisions += line["decisions"]
+                ms += line["ms"]
+                if lines:
+                    sys.stdout.write(json.dumps(line) + "\n")
+                    sys.stdout.flush()
+                progress.advance(task)
+    except BotSpecError as error:
+        raise typer.BadParameter(error.message) from None
+    low, high = wilson(won, played)
     summary = {
         "game": game,
         "bot": bot,
@@ -174,9 +194,12 @@ def duel(
         "players": players,
         "games": played,
         "seed": base,
+        "first": first,
         "won": won,
         "won_alone": alone,
         "win_rate": round(won / played, 4) if played else None,
+        "wilson_95": [round(low, 4), round(high, 4)],
+        "ms_per_decision": round(ms / decisions, 1) if decisions else None,
     }
     sys.stdout.write(json.dumps(summary) + "\n")
 
@@ -204,8 +227,8 @@ def _checked(game: Game[Any, Any], players: int, options: Any, bots: list[str]) 
     for name in bots:
         try:
             bot_named(game, name)
-        except KeyError as error:
-            _refuse(str(error.args[0]))
+        except BotSpecError as error:
+            _refuse(f"{error.code}: {error.message}")
     return parsed
 
 

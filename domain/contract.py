@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pickle
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import msgspec
@@ -80,7 +80,7 @@ class Game(Protocol[State, Options]):
     options_type: type[Options]  # Struct with defaults for every field
     command_type: Any  # the tagged union of commands (a typing Union of Structs)
     event_type: Any  # the tagged union of events
-    bots: dict[str, Bot]  # game-specific bots by name ("greedy"); "random" is generic
+    bots: dict[str, Bot]  # game-specific bots by name ("greedy"); "random", "mcts" are generic
 
     def validate_options(self, options: Options, seats: int) -> None:
         """Raise RuleError("invalid_options.<what>", ...) when the combination is illegal."""
@@ -122,17 +122,89 @@ class Game(Protocol[State, Options]):
     def result(self, state: State) -> Result | None:
         """Final scores and ranks once the game is over, else None."""
 
+    def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        """A new, independent state that `seat` cannot tell from `state`: the same
+        `view(seat)`, with everything that view hides (stack orders, other seats' secret picks
+        and commitments, face-down tiles) re-drawn from `rng`, consistently with what the view
+        shows. It depends on `state` only through `view(state, seat)` (and `rng`), so a bot
+        that plans on it decides from the seat's information. Legal for `decide`/`evolve`."""
+
 
 def deep_clone(state: State) -> State:
     """Deep copy through pickle: the fastest generic copy of plain Struct/list/dict trees."""
     return pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[no-any-return]
 
 
+class SeatInfo:
+    """What a bot may know when its seat decides: never the true state.
+
+    `view` is `game.view(state, seat)`, `legal` the seat's legal commands, and
+    `sample(rng)` a full state for simulation in which everything the seat cannot see has
+    been re-drawn (`game.sample_hidden`): the determinization of information-set search.
+    Built from the true state by `SeatInfo.of`; the true state itself is not reachable from
+    it (it lives only inside the closure that `sample` calls).
+    """
+
+    __slots__ = ("_legal", "_sample", "_view", "game", "seat")
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        seat: int,
+        legal: list[Any],
+        view: Callable[[], msgspec.Struct],
+        sample: Callable[[random.Random], Any],
+    ) -> None:
+        self.game = game
+        self.seat = seat
+        self._legal = legal
+        self._view = view
+        self._sample = sample
+
+    @property
+    def legal(self) -> list[Any]:
+        """Every command the seat may send now (a list the bot must not mutate)."""
+        return self._legal
+
+    @property
+    def view(self) -> msgspec.Struct:
+        return self._view()
+
+    def sample(self, rng: random.Random) -> Any:
+        """A full state consistent with the seat's view, hidden parts re-drawn from `rng`.
+        The bot may read it but must not mutate it (clone it first, as `decide` does)."""
+        return self._sample(rng)
+
+    @classmethod
+    def of(cls, game: Game[Any, Any], state: Any, seat: int) -> SeatInfo:
+        """The information of `seat` in the true `state` (what the runners hand their bots)."""
+        return cls(
+            game,
+            seat,
+            game.legal_commands(state, seat),
+            lambda: game.view(state, seat),
+            lambda rng: game.sample_hidden(state, seat, rng),
+        )
+
+    @classmethod
+    def within(cls, game: Game[Any, Any], state: Any, seat: int) -> SeatInfo:
+        """Inside a simulation: `state` is already a determinization drawn for the searching
+        seat (it holds no true hidden data), so its other seats may plan on it as it is."""
+        return cls(
+            game,
+            seat,
+            game.legal_commands(state, seat),
+            lambda: game.view(state, seat),
+            lambda rng: state,
+        )
+
+
 class Bot(Protocol):
-    def __call__(self, game: Game[Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
-        """Choose one of `game.legal_commands(state, seat)`."""
+    def __call__(self, game: Game[Any, Any], info: SeatInfo, rng: random.Random) -> Any:
+        """Choose one of `info.legal`, from the seat's information only. All its randomness
+        comes from `rng` (the runner derives it from the seed and the version)."""
 
 
-def random_bot(game: Game[Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
+def random_bot(game: Game[Any, Any], info: SeatInfo, rng: random.Random) -> Any:
     """The generic bot: uniformly among the legal commands (works for every game)."""
-    return rng.choice(game.legal_commands(state, seat))
+    return rng.choice(info.legal)

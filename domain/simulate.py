@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from domain.contract import Bot, Game, Result
+from domain.contract import Bot, Game, Result, SeatInfo
 from domain.randomness import rng_for
 
 
@@ -57,7 +57,8 @@ def play(
         if moves >= max_moves:
             raise RuntimeError(f"{game.name}: no end after {max_moves} moves")
         seat = awaited[0]
-        command = bots[seat](game, state, seat, rng_for(seed, len(events), f"bot{seat}"))
+        info = SeatInfo.of(game, state, seat)  # the bot never holds the true state
+        command = bots[seat](game, info, rng_for(seed, len(events), f"bot{seat}"))
         if on_decision is not None:
             on_decision(state, seat, command)
         apply(game.decide(state, seat, command, rng_for(seed, len(events))))

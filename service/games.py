@@ -30,7 +30,8 @@ import msgspec
 import structlog
 from eventsourcing.persistence import RecordConflictError
 
-from domain.contract import Game, RuleError, random_bot
+from domain.bots import BotSpecError, bot_names, resolve_bot
+from domain.contract import Game, RuleError, SeatInfo
 from domain.options import parse_options
 from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
@@ -535,8 +536,10 @@ class GameService:
         for bot_seat, bot in bots.items():
             if not 0 <= bot_seat < seats:
                 raise Unprocessable("invalid_bot_seat", f"seat {bot_seat} is not in 0..{seats - 1}")
-            if bot != "random" and bot not in game.bots:
-                raise Unprocessable("unknown_bot", f"{name} has no bot {bot!r}")
+            try:
+                resolve_bot(game, bot)
+            except BotSpecError as error:
+                raise Unprocessable(error.code, error.message) from None
         game_id = uuid.uuid4()
         seed = secrets.token_bytes(32)
         at = self.now()
@@ -813,8 +816,9 @@ class GameService:
                 new.apply(e, decided)
 
         def bot_turn(seat: int, name: str) -> None:
-            bot = fold.game.bots.get(name, random_bot)
-            chosen = bot(fold.game, new.state, seat, rng_for(seed, new.version, "bot"))
+            bot = resolve_bot(fold.game, name)
+            info = SeatInfo.of(fold.game, new.state, seat)  # never the true state
+            chosen = bot(fold.game, info, rng_for(seed, new.version, "bot"))
             outcome = fold.game.decide(new.state, seat, chosen, rng_for(seed, new.version))
             record(seat, msgspec.to_builtins(chosen), outcome)
 
@@ -1074,7 +1078,7 @@ def game_types() -> list[dict[str, Any]]:
             "min_players": g.min_players,
             "max_players": g.max_players,
             "options": msgspec.to_builtins(g.options_type()),
-            "bots": ["random", *sorted(g.bots)],
+            "bots": bot_names(g),
             "clocks": list(clocks.KINDS),
             "on_timeout": list(clocks.POLICIES),
         }

@@ -26,6 +26,7 @@ import structlog
 from eventsourcing.persistence import RecordConflictError
 from msgspec import Meta
 
+from domain.bots import BotSpecError, resolve_bot
 from domain.contract import RuleError
 from domain.options import parse_options
 from domain.registry import get as get_game
@@ -97,8 +98,11 @@ class TournamentService:
                 if player.id != t.organiser:
                     raise Forbidden("not_organiser", "only the organiser registers bots")
                 game = get_game(state.config["game"])
-                if game is None or (bot != "random" and bot not in game.bots):
-                    raise Unprocessable("unknown_bot", f"no bot {bot!r} for this game")
+                assert game is not None
+                try:
+                    resolve_bot(game, bot)
+                except BotSpecError as error:
+                    raise Unprocessable(error.code, error.message) from None
                 number = state.registrations + 1  # never reused, even after a withdrawal
                 entrant, name = f"bot:{bot}:{number}", f"{bot} bot {number}"
             else:

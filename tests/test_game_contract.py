@@ -3,6 +3,7 @@ whole games and, along the way, the properties the service relies on must hold."
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 from typing import Any
@@ -10,7 +11,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.contract import Game, RuleError, random_bot
+from domain.bots import bot_names, resolve_bot, searchable
+from domain.contract import Bot, Game, RuleError, SeatInfo, random_bot
 from domain.randomness import rng_for
 from domain.registry import GAMES
 from domain.simulate import play
@@ -101,3 +103,107 @@ def test_options_and_commands_refuse_garbage_with_rule_errors(name: str) -> None
     for other_seat in (-1, game.max_players + 3):
         with pytest.raises(RuleError):
             game.decide(state, other_seat, legal[0], random.Random(0))
+
+
+# --- fair bots: a bot decides from its seat's information only ---------------------------
+
+TINY_MCTS = "mcts:p=3,r=random"  # the tree, widening and rollouts at a test's cost
+
+
+def _bot_specs(name: str) -> list[str]:
+    """Every bot of the game; `mcts` at tiny budgets (with greedy rollouts where they are
+    cheap: Santa Maria's greedy rollouts cost half a second each)."""
+    game: Game[Any, Any] = GAMES[name]
+    specs = [b for b in bot_names(game) if b != "mcts"]
+    if "mcts" in bot_names(game):
+        specs.append(TINY_MCTS)
+        if "greedy" in game.bots and name != "santa-maria":
+            specs.append("mcts:p=2")
+    return specs
+
+
+def _bot_configs() -> list[tuple[str, str]]:
+    return [(name, spec) for name in all_games() for spec in _bot_specs(name)]
+
+
+def positions(
+    game: Game[Any, Any], seats: int, seed: bytes, rate: float, options: Any = None
+) -> list[tuple[Any, int]]:
+    """Real positions (a copy of the state and the seat to move) from a random game."""
+    pick = random.Random(seed)
+    kept: list[tuple[Any, int]] = []
+
+    def keep(state: Any, seat: int, command: Any) -> None:
+        if pick.random() < rate:
+            kept.append((game.clone(state), seat))
+
+    opts = game.options_type() if options is None else options
+    play(game, opts, [random_bot] * seats, seed, on_decision=keep)
+    return kept
+
+
+def unfair_decisions(
+    game: Game[Any, Any],
+    choose: Any,
+    seats: int,
+    seed: bytes,
+    rate: float,
+    variants: int,
+    where: str,
+    options: Any = None,
+) -> list[str]:
+    """Positions where `choose(state, seat, rng)` picks differently in two states that `seat`
+    cannot tell apart: the real one, and the same with its hidden parts re-drawn. Both get
+    the same random stream."""
+    found = []
+    draw = random.Random(seed + b"/variants")
+    for index, (state, seat) in enumerate(positions(game, seats, seed, rate, options)):
+        seen = _builtins(game.view(state, seat))
+        for _ in range(variants):
+            other = game.sample_hidden(state, seat, random.Random(draw.getrandbits(64)))
+            assert _builtins(game.view(other, seat)) == seen, f"{where}: views differ"
+            stream = draw.getrandbits(64)
+            first = choose(state, seat, random.Random(stream))
+            second = choose(other, seat, random.Random(stream))
+            if first != second:
+                found.append(f"{where} position={index} seat={seat}: {first} vs {second}")
+    return found
+
+
+@pytest.mark.parametrize(("name", "spec"), _bot_configs())
+def test_property_bots_decide_from_the_seat_information_only(name: str, spec: str) -> None:
+    """Two states whose `view(seat)` is identical, the same random stream: the bot chooses
+    the same command. Real positions of random games; only hidden parts change."""
+    game: Game[Any, Any] = GAMES[name]
+    if not searchable(game):
+        pytest.skip(f"{name} provides no sample_hidden (a test game)")
+    bot = resolve_bot(game, spec)
+
+    def choose(state: Any, seat: int, rng: random.Random) -> Any:
+        chosen = bot(game, SeatInfo.of(game, state, seat), rng)
+        assert chosen in game.legal_commands(state, seat)
+        return chosen
+
+    search = spec.startswith("mcts")
+    for options in option_sets(name):
+        label = f"fair/{name}/{spec}/{_builtins(options)}"
+        for index, seed in enumerate(game_seeds(label, 1 if search else 2)):
+            seats = game.max_players if index % 2 == 0 else game.min_players
+            rate, variants = (0.015, 1) if search else (0.25, 3)
+            where = describe(label, index)
+            unfair = unfair_decisions(game, choose, seats, seed, rate, variants, where, options)
+            assert unfair == []
+
+
+def option_sets(name: str) -> list[Any]:
+    """Default options, and Puerto Rico's expansion too (haciendas and forests hide tiles)."""
+    game: Game[Any, Any] = GAMES[name]
+    extra = [game.options_type(expansion="new-buildings")] if name == "puerto-rico" else []
+    return [game.options_type(), *extra]
+
+
+def test_a_bot_never_receives_the_true_state() -> None:
+    """By construction: a bot gets a SeatInfo (view, legal commands, sample), no state."""
+    params = list(inspect.signature(Bot.__call__).parameters)
+    assert params == ["self", "game", "info", "rng"]
+    assert not any("state" in slot for slot in SeatInfo.__slots__)

@@ -11,6 +11,7 @@ from domain.caylus.bots import BOTS
 from domain.caylus.commands import Command
 from domain.caylus.events import Event
 from domain.caylus.evolve import evolve as _evolve
+from domain.caylus.hidden import sample_hidden as _sample_hidden
 from domain.caylus.state import CaylusOptions, CaylusState, initial_state
 from domain.caylus.view import CaylusView
 from domain.caylus.view import redact as _redact
@@ -67,6 +68,9 @@ class Caylus:
             return []
         dec = rules.decision(state)
         return [dec[0]] if dec else []
+
+    def sample_hidden(self, state: CaylusState, seat: int, rng: random.Random) -> CaylusState:
+        return _sample_hidden(state, seat, rng)
 
     def view(self, state: CaylusState, seat: int | None) -> CaylusView:
         return _view(state, seat)

@@ -12,6 +12,7 @@ from domain.caylus import data, rules
 from domain.caylus.data import TILES
 from domain.caylus.evolve import evolve
 from domain.caylus.state import CaylusState
+from domain.contract import SeatInfo
 
 CUBE_VALUE = (1.0, 0.9, 1.1, 1.1, 2.6)  # F W S C G
 DENIER = 0.45
@@ -137,10 +138,11 @@ def _provost_value(st: CaylusState, seat: int, delta: int) -> float:
     return value
 
 
-def greedy(game: Any, state: CaylusState, seat: int, rng: random.Random) -> Any:
-    legal = game.legal_commands(state, seat)
+def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
+    state: CaylusState = info.sample(rng)  # nothing is hidden in Caylus: a copy
     dec = rules.decision(state)
     kind = dec[1] if dec else ""
     best: list[Any] = []

@@ -1,19 +1,21 @@
 """Bots for Plus Ultra: `greedy` (one-ply look-ahead on an estimate of the final score);
 `tabletop duel --game plus-ultra` measures it against random bots.
 
-The greedy bot never looks at hidden data: it values an exploration by its average outcome
-instead of simulating the face-down draw, and values draft picks from public information."""
+The greedy bot never sees hidden data: it plans on `info.sample`, a state whose hidden parts
+(stack orders, face-down tiles, other seats' picks, estates and commitments) are re-drawn; it
+values an exploration by its average outcome and draft picks from what the seat knows."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from domain.contract import SeatInfo
 from domain.plus_ultra import commands as C
 from domain.plus_ultra import data as D
 from domain.plus_ultra import events as E
 from domain.plus_ultra.evolve import evolve
-from domain.plus_ultra.rules import action_options, decide, legal_commands
+from domain.plus_ultra.rules import action_options, decide
 from domain.plus_ultra.state import State, clone
 
 
@@ -102,9 +104,8 @@ def _character_value(st: State, seat: int, character: str) -> float:
             if trial.pending:
                 trial.pending = []
             best = max(best, estimate(trial, seat) - base)
-    if character == "secretary_of_state" and "king" not in {
-        c for q in st.players for c in q.characters
-    }:
+    known = [q for s, q in enumerate(st.players) if s == seat or st.revealed]
+    if character == "secretary_of_state" and "king" not in {c for q in known for c in q.characters}:
         best += 1.0
     if character == "king":
         best += 0.3
@@ -117,10 +118,11 @@ def _commit(st: State, seat: int, legal: list[Any]) -> Any:
     return max((c for c in legal if c.count <= want), key=lambda c: c.count)
 
 
-def greedy(game: Any, state: State, seat: int, rng: random.Random) -> Any:
-    legal = legal_commands(state, seat)
+def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
+    state: State = info.sample(rng)  # hidden parts re-drawn: stacks, others' picks, estates
     first = legal[0]
     if isinstance(first, C.PickCharacter):
         return max(legal, key=lambda c: _character_value(state, seat, c.character))

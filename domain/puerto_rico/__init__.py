@@ -23,6 +23,7 @@ from domain.puerto_rico.data import (
 )
 from domain.puerto_rico.events import Event
 from domain.puerto_rico.evolve import evolve as _evolve
+from domain.puerto_rico.hidden import sample_hidden as _sample_hidden
 from domain.puerto_rico.state import Options, Player, State
 from domain.puerto_rico.view import GameView
 from domain.puerto_rico.view import redact as _redact
@@ -60,9 +61,10 @@ class PuertoRico:
     event_type = Event
 
     def __init__(self) -> None:
-        from domain.puerto_rico.bots import BOTS
+        from domain.puerto_rico.bots import BOTS, rollout
 
         self.bots = BOTS
+        self.rollout_bot = rollout  # the search's rollout policy (domain/bots.py)
 
     def validate_options(self, options: Options, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:
@@ -134,6 +136,9 @@ class PuertoRico:
 
     def awaiting(self, state: State) -> list[int]:
         return rules.awaiting(state)
+
+    def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        return _sample_hidden(state, seat, rng)
 
     def view(self, state: State, seat: int | None) -> GameView:
         return _view(state, seat)

@@ -1,14 +1,15 @@
 """Bots. `greedy`: one-step look-ahead — it tries each legal command (a sample when there are
 very many), lets the rules run the automatic follow-ups, looks one step further when the next
 decision is its own again (role → its own action), and keeps the command whose resulting state
-scores best on a simple value function of its own board (no hidden information used)."""
+scores best on a simple value function of its own board. It plans on `info.sample`, a state
+whose hidden parts (stack order, forests, others' VP) are re-drawn: it never sees the true ones."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from domain.contract import RuleError, random_bot
+from domain.contract import RuleError, SeatInfo, random_bot
 from domain.puerto_rico import commands as C
 from domain.puerto_rico.board import score_breakdown
 from domain.puerto_rico.data import PRICE, PRODUCERS
@@ -34,11 +35,11 @@ def value(s: State, seat: int) -> float:
     return v
 
 
-def _candidates(legal: Any, rng: random.Random) -> list[Any]:
+def _candidates(legal: Any, rng: random.Random, sample: int = SAMPLE) -> list[Any]:
     n = len(legal)
-    if n <= SAMPLE:
+    if n <= sample:
         return list(legal)
-    return [legal[rng.randrange(n)] for _ in range(SAMPLE)]
+    return [legal[rng.randrange(n)] for _ in range(sample)]
 
 
 def _score_after(
@@ -58,20 +59,34 @@ def _score_after(
     return value(s, seat)
 
 
-def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
-    legal = game.legal_commands(state, seat)
+def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    return _greedy(game, info, rng, SAMPLE, 1)
+
+
+def rollout(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    """The search's rollout policy: `greedy` trying fewer commands and never looking a step
+    further (about five times faster; it only has to play a game out plausibly)."""
+    return _greedy(game, info, rng, ROLLOUT_SAMPLE, 0)
+
+
+ROLLOUT_SAMPLE = 6
+
+
+def _greedy(game: Any, info: SeatInfo, rng: random.Random, sample: int, lookahead: int) -> Any:
+    legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
+    state = info.sample(rng)  # the stack, forests and others' VP re-drawn
     best, best_value = None, float("-inf")
-    for cmd in _candidates(legal, rng):
+    for cmd in _candidates(legal, rng, sample):
         if isinstance(cmd, (C.MoveGuest, C.GuestsDone)):
             depth = 0
         else:
-            depth = 1 if isinstance(cmd, C.ChooseRole) else 0
+            depth = lookahead if isinstance(cmd, C.ChooseRole) else 0
         v = _score_after(game, state, seat, cmd, rng, depth) + rng.random() * 1e-3
         if v > best_value:
             best, best_value = cmd, v
-    return best if best is not None else random_bot(game, state, seat, rng)
+    return best if best is not None else random_bot(game, info, rng)
 
 
 BOTS: dict[str, Any] = {"greedy": greedy}

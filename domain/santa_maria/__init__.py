@@ -11,6 +11,7 @@ from domain.santa_maria import view as _view
 from domain.santa_maria.commands import Command
 from domain.santa_maria.events import Event
 from domain.santa_maria.evolve import evolve as _evolve
+from domain.santa_maria.hidden import sample_hidden as _sample_hidden
 from domain.santa_maria.state import SantaMariaOptions, SantaMariaState
 from domain.santa_maria.state import clone as _clone
 
@@ -26,6 +27,7 @@ class SantaMariaGame:
 
     def __init__(self) -> None:
         self.bots: dict[str, Bot] = {"greedy": _bots.greedy}
+        self.rollout_bot: Bot = _bots.rollout  # the search's rollout policy (domain/bots.py)
 
     def validate_options(self, options: Any, seats: int) -> None:
         rules.validate_options(options, seats)
@@ -50,6 +52,9 @@ class SantaMariaGame:
 
     def awaiting(self, state: SantaMariaState) -> list[int]:
         return rules.awaiting(state)
+
+    def sample_hidden(self, state: SantaMariaState, seat: int, rng: Any) -> SantaMariaState:
+        return _sample_hidden(state, seat, rng)
 
     def view(self, state: SantaMariaState, seat: int | None) -> Any:
         return _view.view(state, seat)

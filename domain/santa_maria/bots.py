@@ -1,15 +1,17 @@
 """Bots for Santa Maria: `greedy` (one-ply lookahead on a hand-tuned value); `tabletop duel
---game santa-maria` measures it against random bots."""
+--game santa-maria` measures it against random bots. It plans on `info.sample`, where the
+hidden stack orders (the dock refills) are re-shuffled, never on the true state."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from domain.contract import SeatInfo
 from domain.santa_maria import commands as cmd
 from domain.santa_maria import data
 from domain.santa_maria.evolve import evolve
-from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers, legal_commands
+from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers
 from domain.santa_maria.scoring import breakdown
 from domain.santa_maria.state import SantaMariaState, clone
 
@@ -58,7 +60,9 @@ def _settle(s: SantaMariaState, seat: int, rng: random.Random, depth: int = 3) -
     return value(s, seat)
 
 
-def _expand_candidates(s: SantaMariaState, seat: int, expands: list[cmd.Expand]) -> list[Any]:
+def _expand_candidates(
+    s: SantaMariaState, seat: int, expands: list[cmd.Expand], per_tile: int = 2
+) -> list[Any]:
     """Keep, per tile, the few placements whose squares sit in the busiest lines."""
     p = s.players[seat]
     cells = p.cells
@@ -75,24 +79,35 @@ def _expand_candidates(s: SantaMariaState, seat: int, expands: list[cmd.Expand])
     out: list[Any] = []
     for options in by_tile.values():
         options.sort(key=lambda t: (t[0], t[1]), reverse=True)
-        out.extend(c for _, _, c in options[:2])
+        out.extend(c for _, _, c in options[:per_tile])
     return out
 
 
-def greedy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
-    legal = legal_commands(state, seat)
+def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    return _greedy(game, info, rng, 3, 2)
+
+
+def rollout(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    """The search's rollout policy: `greedy` settling one pending decision instead of three
+    and trying one placement per tile (several times faster; it only plays a game out)."""
+    return _greedy(game, info, rng, 0, 1)
+
+
+def _greedy(game: Any, info: SeatInfo, rng: random.Random, depth: int, per_tile: int) -> Any:
+    legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
+    state = info.sample(rng)  # the ship and expansion stacks re-shuffled: no peeking
     if isinstance(legal[0], cmd.ChooseColony):
         return rng.choice(legal)
     expands = [c for c in legal if isinstance(c, cmd.Expand)]
     others = [c for c in legal if not isinstance(c, cmd.Expand)]
-    candidates = others + _expand_candidates(state, seat, expands)
+    candidates = others + _expand_candidates(state, seat, expands, per_tile)
     base = _settle(state, seat, rng, 0)
     best, best_value = None, float("-inf")
     sim_rng = random.Random(rng.random())
     for c in candidates:
-        v = _settle(_apply(state, seat, c, sim_rng), seat, sim_rng)
+        v = _settle(_apply(state, seat, c, sim_rng), seat, sim_rng, depth)
         if isinstance(c, (cmd.Sell, cmd.Buy, cmd.Alchemy)):
             v -= 0.05  # free actions only for a real gain (no cycles)
             if v <= base:

@@ -16,7 +16,7 @@ import pytest
 
 from domain.caylus import GAME, CaylusOptions, data
 from domain.caylus import commands as cmd
-from domain.contract import RuleError, random_bot
+from domain.contract import RuleError, SeatInfo, random_bot
 from domain.simulate import play
 from tests.caylus.invariants import InvariantChecker
 from tests.support.sampling import describe, game_seeds, games_per_config
@@ -110,10 +110,10 @@ def _check_decision(st: Any, seat: int, legal: list[Any], rng: random.Random, wh
     assert msgspec.to_builtins(st) == before, f"decide mutated the state {why}"
 
 
-def eager_bot(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
+def eager_bot(game: Any, info: SeatInfo, rng: random.Random) -> Any:
     """Random, but usually takes an effect rather than passing or declining (explores the deep
     favour columns, builds, transformations and prestige tiles that random play rarely hits)."""
-    legal = game.legal_commands(state, seat)
+    legal = info.legal
     active = [c for c in legal if not _is_passive(c)]
     if active and rng.random() < 0.85:
         return rng.choice(active)

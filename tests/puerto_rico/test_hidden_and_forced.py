@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from domain.contract import random_bot
+from domain.contract import SeatInfo, random_bot
 from domain.puerto_rico import GAME
 from domain.puerto_rico import commands as C
 from domain.puerto_rico import events as E
@@ -17,9 +17,9 @@ from tests.puerto_rico.helpers import act, give, pick, table
 from tests.support.sampling import describe, game_seeds
 
 
-def _forest_loving_bot(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
+def _forest_loving_bot(game: Any, info: SeatInfo, rng: random.Random) -> Any:
     """Random, but prefers forests, haciendas and forest-house buildings (more secrets)."""
-    legal = game.legal_commands(state, seat)
+    legal = info.legal
     for cmd in legal:
         secret = isinstance(cmd, (C.HaciendaDraw, C.HaciendaPlace)) or (
             isinstance(cmd, C.Settle) and cmd.source == "forest"

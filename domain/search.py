@@ -1,0 +1,182 @@
+"""Information-set Monte Carlo tree search, for every game (single-observer ISMCTS: Cowling,
+Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
+
+Each playout draws a determinization from the seat's information (`SeatInfo.sample`, that is
+`game.sample_hidden`: the bot never holds the true state), walks one tree shared by all
+determinizations with UCT, adds one node, and plays the game to its end with the rollout
+policy: `random`, or `greedy` (the game's `rollout_bot` when it supplies one, a faster greedy;
+else its `greedy` bot). Tree nodes are keyed by (seat, command), so one node gathers every
+determinization in which that move was legal; selection counts how often a child was
+*available* instead of how often its parent was visited (the ISMCTS form of UCB1).
+
+For small budgets the tree widens progressively: a node may have `1 + sqrt(visits / 2)`
+children, the first one being the `prior` policy's choice there (the game's `greedy` bot for
+greedy rollouts). So a few playouts already check the greedy move against an alternative or
+two by playing each to the end, and the greedy move stands unless an alternative earns more
+visits. The tree's other seats start from the same prior: it expects greedy opponents first.
+
+A search is deterministic for a given `rng` and a playout budget. A time budget (`ms`) stops
+on the clock, so it is not reproducible: the recorded command, not the bot, is what replays
+and audits re-run (service/audit.py re-executes recorded commands through `decide`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from domain.contract import Bot, Game, Result, SeatInfo
+
+WIN_WEIGHT = 0.4  # reward: winning (shared when tied) ...
+MARGIN_SCALE = 8.0  # ... and the score margin over the best other seat, squashed
+EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
+MAX_ROLLOUT_MOVES = 5_000  # a safety net: every game ends far sooner
+
+
+class Budget(msgspec.Struct, frozen=True, kw_only=True):
+    """What one decision may spend: `playouts` at most, and `ms` milliseconds at most when
+    set (not reproducible: see the module docstring)."""
+
+    playouts: int
+    ms: int | None = None
+    rollout: str = "greedy"  # greedy | random
+
+
+class _Node:
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[bytes, _Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+def rewards(result: Result) -> list[float]:
+    """Each seat's reward in [0, 1]: its share of the win, blended with its score margin over
+    the best other seat (a margin gives a few playouts a less noisy signal than wins alone)."""
+    n = len(result.scores)
+    winners = result.winners
+    out = []
+    for s in range(n):
+        best_other = max((result.scores[o] for o in range(n) if o != s), default=0)
+        margin = (result.scores[s] - best_other) / MARGIN_SCALE
+        squashed = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, margin))))
+        won = 1.0 / len(winners) if s in winners else 0.0
+        out.append(WIN_WEIGHT * won + (1 - WIN_WEIGHT) * squashed)
+    return out
+
+
+def _key(seat: int, command: Any) -> bytes:
+    return msgspec.json.encode([seat, command])
+
+
+def _width(visits: int) -> int:
+    """How many children a node visited `visits` times may have (progressive widening): the
+    policy's move alone at first, a second after 2 visits, a third after 8, ..."""
+    return 1 + math.isqrt(visits // 2)
+
+
+def search(
+    game: Game[Any, Any],
+    info: SeatInfo,
+    rng: random.Random,
+    budget: Budget,
+    policy: Bot,
+    prior: Bot | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Any:
+    """The command ISMCTS chooses for `info.seat` within `budget`, with `policy` as the
+    rollout policy and `prior` (default: `policy`) choosing each node's first child."""
+    first_choice = policy if prior is None else prior
+    legal = info.legal
+    if len(legal) == 1:
+        return legal[0]
+    root = _Node()
+    deadline = None if budget.ms is None else clock() + budget.ms / 1000
+    done = 0
+    while done < budget.playouts:
+        if deadline is not None and done > 0 and clock() >= deadline:
+            break
+        _playout(game, game.clone(info.sample(rng)), root, rng, policy, first_choice)
+        root.visits += 1
+        done += 1
+    # the most visited move; on a tie the rollout policy's own move (expanded first), then
+    # the better mean
+    first = next(iter(root.children), None)
+    best, best_rank = legal[0], (-1, False, 0.0)
+    for command in legal:
+        key = _key(info.seat, command)
+        child = root.children.get(key)
+        if child is None or child.visits == 0:
+            continue
+        rank = (child.visits, key == first, child.total / child.visits)
+        if rank > best_rank:
+            best, best_rank = command, rank
+    return best
+
+
+def _playout(
+    game: Game[Any, Any], state: Any, root: _Node, rng: random.Random, policy: Bot, prior: Bot
+) -> None:
+    path: list[tuple[_Node, int]] = []
+    node = root
+    expanded = False
+    while not expanded and game.result(state) is None:
+        seat = game.awaiting(state)[0]
+        moves = game.legal_commands(state, seat)
+        keys = [_key(seat, m) for m in moves]
+        present: list[tuple[_Node, Any]] = []
+        untried: list[tuple[bytes, Any]] = []
+        for key, move in zip(keys, moves, strict=True):
+            child = node.children.get(key)
+            if child is None:
+                untried.append((key, move))
+            else:
+                child.avail += 1
+                present.append((child, move))
+        if untried and (not present or len(node.children) < _width(node.visits)):
+            if not node.children:  # the rollout policy's move first
+                chosen = prior(game, SeatInfo.within(game, state, seat), rng)
+                key = _key(seat, chosen)
+            else:
+                key, chosen = untried[rng.randrange(len(untried))]
+            child = _Node()
+            child.avail = 1
+            node.children[key] = child
+            expanded = True
+        else:
+            child, chosen = present[0]
+            best = -1.0
+            for candidate, move in present:
+                if candidate.visits == 0:  # pragma: no cover - only after an endless rollout
+                    score = math.inf
+                else:
+                    mean = candidate.total / candidate.visits
+                    explore = math.sqrt(math.log(candidate.avail) / candidate.visits)
+                    score = mean + EXPLORATION * explore
+                if score > best:
+                    child, chosen, best = candidate, move, score
+        path.append((child, seat))
+        for event in game.decide(state, seat, chosen, rng):
+            state = game.evolve(state, event)
+        node = child
+    moves_left = MAX_ROLLOUT_MOVES
+    while game.result(state) is None and moves_left > 0:
+        seat = game.awaiting(state)[0]
+        command = policy(game, SeatInfo.within(game, state, seat), rng)
+        for event in game.decide(state, seat, command, rng):
+            state = game.evolve(state, event)
+        moves_left -= 1
+    result = game.result(state)
+    if result is None:  # pragma: no cover - no game lasts that long: nothing is learnt
+        return
+    reward = rewards(result)
+    for child, seat in path:
+        child.visits += 1
+        child.total += reward[seat]

@@ -1,0 +1,201 @@
+"""The `mcts` bot (domain/search.py) and bot specs (domain/bots.py): deterministic for a seed
+and a playout budget, budgets refused over the server maximum (422 through the API), usable
+through POST /v1/games, and a small duel against greedy. The long duels that measure its
+strength are a command (`tabletop duel --bot mcts --against greedy --games 200`), not tests."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain import bots as B
+from domain.bots import BotSpecError, bot_names, parse_budget, resolve_bot, searchable
+from domain.contract import Game, SeatInfo
+from domain.registry import GAMES
+from domain.search import Budget, rewards
+from domain.simulate import play
+from service.selfplay import duel, wilson
+from tests.conftest import all_games
+from tests.support.api import Api
+from tests.support.sampling import describe, game_seeds
+from tests.test_game_contract import positions
+
+SEARCHABLE = [name for name in all_games() if searchable(GAMES[name])]
+
+
+def _spec(name: str) -> str:
+    """A tiny budget; Santa Maria's greedy rollouts cost half a second each: random there."""
+    return "mcts:p=4,r=random" if name == "santa-maria" else "mcts:p=4"
+
+
+@pytest.mark.parametrize("name", SEARCHABLE)
+def test_mcts_is_deterministic_for_a_seed_and_a_budget(name: str) -> None:
+    game: Game[Any, Any] = GAMES[name]
+    bot = resolve_bot(game, _spec(name))
+    label = f"mcts-determinism/{name}"
+    seed = game_seeds(label, 1)[0]
+    found = positions(game, game.max_players, seed, 0.03)
+    assert found, describe(label, 0)
+    for state, seat in found[:2]:
+        info = SeatInfo.of(game, state, seat)
+        first = bot(game, info, random.Random(seed))
+        assert first in info.legal
+        assert bot(game, SeatInfo.of(game, state, seat), random.Random(seed)) == first
+
+
+def test_a_game_with_an_mcts_bot_replays_to_the_same_events() -> None:
+    game: Game[Any, Any] = GAMES["plus-ultra"]
+    bots = [resolve_bot(game, "mcts:p=3,r=random"), resolve_bot(game, "greedy")]
+    seed = game_seeds("mcts-replay", 1)[0]
+    first = play(game, game.options_type(), bots, seed)
+    again = play(game, game.options_type(), bots, seed)
+    assert first.result is not None
+    assert msgspec.to_builtins(first.events) == msgspec.to_builtins(again.events)
+
+
+def test_bot_specs_and_budgets() -> None:
+    game: Game[Any, Any] = GAMES["caylus"]
+    assert bot_names(game) == ["random", "greedy", "mcts"]
+    assert parse_budget(game, "mcts") == Budget(playouts=B.DEFAULT_PLAYOUTS, rollout="greedy")
+    assert parse_budget(game, "mcts:playouts=400,rollout=random") == Budget(
+        playouts=400, rollout="random"
+    )
+    assert parse_budget(game, "mcts:p=7,r=greedy") == Budget(playouts=7)
+    assert parse_budget(game, "mcts:ms=250") == Budget(playouts=B.MAX_PLAYOUTS, ms=250)
+    assert parse_budget(game, f"mcts:p={B.MAX_PLAYOUTS}").playouts == B.MAX_PLAYOUTS
+    for spec, code in [
+        (f"mcts:p={B.MAX_PLAYOUTS + 1}", "bot_budget_too_large"),
+        (f"mcts:playouts={10**9}", "bot_budget_too_large"),
+        (f"mcts:ms={B.MAX_MS + 1}", "bot_budget_too_large"),
+        ("mcts:p=0", "invalid_bot"),
+        ("mcts:p=-3", "invalid_bot"),
+        ("mcts:p=many", "invalid_bot"),
+        ("mcts:depth=3", "invalid_bot"),
+        ("mcts:p=3,p=4", "invalid_bot"),
+        ("mcts:rollout=mcts", "invalid_bot"),
+        ("mcts:p", "invalid_bot"),
+        ("genius", "unknown_bot"),
+        ("mctsx", "unknown_bot"),
+        ("", "unknown_bot"),
+    ]:
+        with pytest.raises(BotSpecError) as refused:
+            resolve_bot(game, spec)
+        assert refused.value.code == code, spec
+        assert refused.value.message
+
+
+def test_mcts_needs_sample_hidden() -> None:
+    game = GAMES["secret-duel"]  # the tests' tiny game provides no sample_hidden
+    assert "mcts" not in bot_names(game)
+    with pytest.raises(BotSpecError) as refused:
+        resolve_bot(game, "mcts")
+    assert refused.value.code == "unknown_bot"
+
+
+def test_time_budget_stops_on_the_clock() -> None:
+    """A time budget ends the search when the clock says so (at least one playout)."""
+    from domain.search import search
+
+    game: Game[Any, Any] = GAMES["caylus"]
+    state, seat = next(
+        (s, t) for s, t in positions(game, 3, b"t" * 32, 0.2) if len(game.legal_commands(s, t)) > 1
+    )
+    ticks = iter(range(1000))
+    calls = []
+
+    def clock() -> float:
+        calls.append(1)
+        return float(next(ticks))  # one second per reading: the budget runs out at once
+
+    budget = Budget(playouts=B.MAX_PLAYOUTS, ms=1500, rollout="random")
+    info = SeatInfo.of(game, state, seat)
+    chosen = search(game, info, random.Random(1), budget, _random, clock=clock)
+    assert chosen in game.legal_commands(state, seat)
+    assert len(calls) <= 4
+
+
+def _random(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+    return rng.choice(info.legal)
+
+
+def test_rewards_favour_the_winner_and_the_margin() -> None:
+    from domain.contract import Result, rank
+
+    scores = [40, 35, 20, 40]
+    r = rewards(Result(scores=scores, ranks=rank(scores)))
+    assert r[0] == r[3] > r[1] > r[2]
+    assert all(0.0 <= x <= 1.0 for x in r)
+
+
+def test_a_small_duel_reports_wins_and_time() -> None:
+    """The plumbing of `tabletop duel` with mcts (the 200-game runs are a command)."""
+    game: Game[Any, Any] = GAMES["plus-ultra"]
+    lines = list(duel(game, "mcts:p=2,r=random", 2, 2, "small-duel", "greedy"))
+    assert [line["seat"] for line in lines] == [0, 1]
+    assert all(line["decisions"] > 0 and line["ms"] > 0 for line in lines)
+    low, high = wilson(50, 200)
+    assert round(low, 3) == 0.195 and round(high, 3) == 0.314
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_game_types_list_mcts(api: Api) -> None:
+    types = {t["name"]: t for t in api.client.get("/v1/game-types").json()}
+    for name in SEARCHABLE:
+        assert types[name]["bots"] == ["random", "greedy", "mcts"]
+
+
+def test_api_refuses_a_bad_mcts_budget(api: Api) -> None:
+    ada = api.player("ada")
+    for spec, code in [
+        (f"mcts:p={B.MAX_PLAYOUTS + 1}", "bot_budget_too_large"),
+        ("mcts:p=zero", "invalid_bot"),
+        ("genius", "unknown_bot"),
+    ]:
+        body = {"game": "caylus", "seats": 2, "bots": {"1": spec}}
+        r = api.client.post("/v1/games", json=body, headers=api.auth(ada))
+        assert r.status_code == 422, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert r.json()["code"] == code
+        assert str(B.MAX_PLAYOUTS) in r.json()["detail"] or code != "bot_budget_too_large"
+
+
+def test_an_mcts_bot_plays_a_game_through_the_api_to_the_end(api: Api) -> None:
+    ada = api.player("ada")
+    created = api.create(ada, "plus-ultra", 2, {1: "mcts:p=2,r=random"}, seat=0)
+    seat_bots = {s["seat"]: s["bot"] for s in api.game(created["id"])["seats"]}
+    assert seat_bots[1] == "mcts:p=2,r=random"
+    final = api.play_out(created["id"], {0: ada}, random.Random(7))
+    assert final["status"] == "finished", final
+    audit = api.client.get(f"/v1/games/{created['id']}/audit").json()
+    assert audit["verified"] is True, audit
+
+
+def test_selfplay_and_the_duel_command_take_mcts() -> None:
+    import json
+    import subprocess
+    import sys
+
+    from service.selfplay import selfplay
+
+    game: Game[Any, Any] = GAMES["plus-ultra"]
+    (line,) = selfplay(game, 2, 1, "sp", ["mcts:p=2,r=random", "greedy"])
+    assert sorted(line["ranks"]) in ([1, 2], [1, 1])
+    args = ["--game", "plus-ultra", "--players", "2", "--games", "2", "--seed", "d"]
+    done = subprocess.run(
+        [sys.executable, "-m", "api.cli", "duel", *args, "--bot", "mcts:p=2,r=random"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["games"] == 2 and len(summary["wilson_95"]) == 2
+    assert summary["ms_per_decision"] > 0
+    refused = subprocess.run(
+        [sys.executable, "-m", "api.cli", "duel", *args, "--bot", "mcts:p=999999"],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0 and "maximum" in refused.stderr
