@@ -77,6 +77,30 @@ class MsgspecTranscoder(Transcoder):
         return state
 
 
+class Envelope(msgspec.Struct, kw_only=True):
+    """One stored game event as a fold reads it: what `Recorded` holds, less the library's
+    id and timestamp (service/reader.py decodes stored records straight into it)."""
+
+    originator_version: int = 0
+    type: str
+    seat: int | str
+    at: str
+    command: Any
+    idempotency_key: str | None
+    data: Any
+    prev_hash: str
+    hash: str
+    clock: dict[str, int] | None = None
+
+
+_envelope_json = msgspec.json.Decoder(Envelope)
+
+
+def decode_envelope(state: bytes) -> Envelope:
+    """A stored game event's state bytes as an `Envelope` (its version left 0)."""
+    return _envelope_json.decode(state)
+
+
 def _enc_hook(obj: Any) -> Any:
     if isinstance(obj, UUID):
         return str(obj)
@@ -88,6 +112,9 @@ class EventStoreApp(Application[UUID]):
     the game service keeps its own cache of decided states."""
 
     name = "Tabletop"
+    # The snapshot table (tabletop_snapshots) keeps folds beside the log: service/snapshots.py.
+    # No aggregate of the library's is snapshotted (no intervals).
+    is_snapshotting_enabled = True
 
     def construct_transcoder(self) -> Transcoder:
         return MsgspecTranscoder()
