@@ -70,7 +70,7 @@ def _select(
             conn.cursor(row_factory=tuple_row, binary=True) as cur,
         ):
             cur.execute(statement, (game_id, low, high), prepare=True)
-            return cur.fetchall()  # type: ignore[return-value]
+            return cur.fetchall()
     if isinstance(recorder, SQLiteAggregateRecorder):
         statement = (
             f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
