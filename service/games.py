@@ -678,7 +678,8 @@ class GameService:
         self, fold: Fold, seat: int | None, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         with _readable(fold.id):
-            return [self._visible(fold, seat, e) for e in self.stored(fold.id, after, limit)]
+            shown = read_events(self.store, fold.id, gt=after or None, limit=limit)
+            return [self._visible(fold, seat, e) for e in shown]
 
     def stored(self, game_id: UUID, after: int = 0, limit: int | None = None) -> Iterator[Any]:
         return self.store.events.get(game_id, gt=after or None, limit=limit)

@@ -25,12 +25,16 @@ RECORDED_TOPIC = get_topic(Recorded)
 
 
 def read_events(
-    store: EventStoreApp, game_id: UUID, gt: int | None = None, lte: int | None = None
+    store: EventStoreApp,
+    game_id: UUID,
+    gt: int | None = None,
+    lte: int | None = None,
+    limit: int | None = None,
 ) -> list[Envelope]:
     """The game's stored events in order (`gt` < version <= `lte`); [] when the stream holds
     no game (no such id, or another kind of stream). A record that no longer decodes raises
     one of `service.fold.UNREADABLE`, as through the library."""
-    rows = _select(store, game_id, gt, lte)
+    rows = _select(store, game_id, gt, lte, limit)
     if not rows:
         return []
     if gt is None and rows[0][1] != RECORDED_TOPIC:
@@ -44,11 +48,12 @@ def read_events(
 
 
 def _select(
-    store: EventStoreApp, game_id: UUID, gt: int | None, lte: int | None
+    store: EventStoreApp, game_id: UUID, gt: int | None, lte: int | None, limit: int | None
 ) -> list[tuple[int, str, bytes]]:
     recorder = store.recorder
     low = -1 if gt is None else gt
     high = 2**62 if lte is None else lte
+    count = 2**62 if limit is None else max(limit, 0)
     if isinstance(recorder, PostgresAggregateRecorder):
         statement = getattr(recorder, "_tabletop_select", None)
         if statement is None:
@@ -56,7 +61,7 @@ def _select(
                 SQL(
                     "SELECT originator_version, topic, state FROM {schema}.{table} "
                     "WHERE originator_id = %s AND originator_version > %s "
-                    "AND originator_version <= %s ORDER BY originator_version"
+                    "AND originator_version <= %s ORDER BY originator_version LIMIT %s"
                 )
                 .format(
                     schema=Identifier(recorder.datastore.schema),
@@ -69,19 +74,19 @@ def _select(
             recorder.datastore.get_connection() as conn,
             conn.cursor(row_factory=tuple_row, binary=True) as cur,
         ):
-            cur.execute(statement, (game_id, low, high), prepare=True)
+            cur.execute(statement, (game_id, low, high, count), prepare=True)
             return cur.fetchall()
     if isinstance(recorder, SQLiteAggregateRecorder):
         statement = (
             f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
             "WHERE originator_id = ? AND originator_version > ? AND originator_version <= ? "
-            "ORDER BY originator_version"
+            "ORDER BY originator_version LIMIT ?"
         )
         with recorder.datastore.transaction(commit=False) as c:
-            c.execute(statement, (game_id.hex, low, high))
+            c.execute(statement, (game_id.hex, low, high, count))
             return [(r[0], r[1], r[2]) for r in c.fetchall()]
     # another recorder (a test double): the library's own select
     return [
         (s.originator_version, s.topic, s.state)
-        for s in recorder.select_events(game_id, gt=gt, lte=lte)
+        for s in recorder.select_events(game_id, gt=gt, lte=lte, limit=limit)
     ]
