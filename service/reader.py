@@ -11,6 +11,7 @@ library, unchanged.
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.postgres import PostgresAggregateRecorder
@@ -30,14 +31,16 @@ def read_events(
     gt: int | None = None,
     lte: int | None = None,
     limit: int | None = None,
+    first: bool = False,
 ) -> list[Envelope]:
-    """The game's stored events in order (`gt` < version <= `lte`); [] when the stream holds
-    no game (no such id, or another kind of stream). A record that no longer decodes raises
-    one of `service.fold.UNREADABLE`, as through the library."""
-    rows = _select(store, game_id, gt, lte, limit)
+    """The game's stored events in order (`gt` < version <= `lte`, and its first event too
+    when `first`); [] when the stream holds no game (no such id, or another kind of
+    stream). A record that no longer decodes raises one of `service.fold.UNREADABLE`, as
+    through the library."""
+    rows = select(store.recorder, game_id, gt, lte, limit, first)
     if not rows:
         return []
-    if gt is None and rows[0][1] != RECORDED_TOPIC:
+    if (gt is None or first) and rows[0][0] == 1 and rows[0][1] != RECORDED_TOPIC:
         return []
     out = []
     for version, _, state in rows:
@@ -47,46 +50,55 @@ def read_events(
     return out
 
 
-def _select(
-    store: EventStoreApp, game_id: UUID, gt: int | None, lte: int | None, limit: int | None
+def select(
+    recorder: Any,
+    stream: UUID,
+    gt: int | None = None,
+    lte: int | None = None,
+    limit: int | None = None,
+    first: bool = False,
+    desc: bool = False,
 ) -> list[tuple[int, str, bytes]]:
-    recorder = store.recorder
+    """(version, topic, state) of a stream's records from one of the library's recorders
+    (events or snapshots), in one prepared statement."""
     low = -1 if gt is None else gt
     high = 2**62 if lte is None else lte
     count = 2**62 if limit is None else max(limit, 0)
+    also = 1 if first else -1
+    order = "DESC" if desc else "ASC"
+    where = (
+        "WHERE originator_id = {p} AND ((originator_version > {p} AND originator_version <= {p})"
+        " OR originator_version = {p}) ORDER BY originator_version {order} LIMIT {p}"
+    )
     if isinstance(recorder, PostgresAggregateRecorder):
-        statement = getattr(recorder, "_tabletop_select", None)
+        cached = f"_tabletop_select_{order}"
+        statement = getattr(recorder, cached, None)
         if statement is None:
             statement = (
-                SQL(
-                    "SELECT originator_version, topic, state FROM {schema}.{table} "
-                    "WHERE originator_id = %s AND originator_version > %s "
-                    "AND originator_version <= %s ORDER BY originator_version LIMIT %s"
-                )
+                SQL("SELECT originator_version, topic, state FROM {schema}.{table} ")
                 .format(
                     schema=Identifier(recorder.datastore.schema),
                     table=Identifier(recorder.events_table_name),
                 )
                 .as_string()
-            )
-            recorder._tabletop_select = statement  # type: ignore[attr-defined]
+            ) + where.format(p="%s", order=order)
+            setattr(recorder, cached, statement)
         with (
             recorder.datastore.get_connection() as conn,
             conn.cursor(row_factory=tuple_row, binary=True) as cur,
         ):
-            cur.execute(statement, (game_id, low, high, count), prepare=True)
+            cur.execute(statement, (stream, low, high, also, count), prepare=True)
             return cur.fetchall()
     if isinstance(recorder, SQLiteAggregateRecorder):
         statement = (
             f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
-            "WHERE originator_id = ? AND originator_version > ? AND originator_version <= ? "
-            "ORDER BY originator_version LIMIT ?"
+            + where.format(p="?", order=order)
         )
         with recorder.datastore.transaction(commit=False) as c:
-            c.execute(statement, (game_id.hex, low, high, count))
+            c.execute(statement, (stream.hex, low, high, also, count))
             return [(r[0], r[1], r[2]) for r in c.fetchall()]
     # another recorder (a test double): the library's own select
-    return [
-        (s.originator_version, s.topic, s.state)
-        for s in recorder.select_events(game_id, gt=gt, lte=lte, limit=limit)
-    ]
+    found = recorder.select_events(stream, gt=gt, lte=lte, limit=limit, desc=desc)
+    if first and gt is not None and not desc:
+        found = [*recorder.select_events(stream, lte=1), *found]
+    return [(s.originator_version, s.topic, s.state) for s in found]

@@ -16,18 +16,21 @@ its own type; a game type whose state does not come back equal is never snapshot
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
 import msgspec
+import psycopg
 import structlog
-from eventsourcing.persistence import PersistenceError, StoredEvent
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 
 from domain.contract import Result
 from service.clocks import Clock
 from service.fold import UNREADABLE, Batch, Fold, new_fold
-from service.reader import read_events
+from service.reader import read_events, select
 from service.store import Envelope, EventStoreApp
 
 log = structlog.get_logger("tabletop.snapshots")
@@ -77,12 +80,13 @@ def load(
     watches every event needs them all)."""
     snapshot = None if each is not None else _latest(store, game_id, lte)
     fold: Fold | None = None
-    if snapshot is not None:
-        first = read_events(store, game_id, lte=1)
-        if first:
-            fold = _restore(game_id, first[0], snapshot)
+    if snapshot is not None:  # the first event (the game's fixed fields) and those after it
+        version, data = snapshot
+        events = read_events(store, game_id, gt=version, lte=lte, first=True)
+        if events and events[0].originator_version == 1:
+            fold = _restore(game_id, events[0], version, data)
     if fold is not None:
-        events = read_events(store, game_id, gt=fold.version, lte=lte)
+        events = events[1:]
     else:
         events = read_events(store, game_id, lte=lte)
         if not events:
@@ -176,40 +180,45 @@ def same(a: Fold, b: Fold) -> bool:
     return True
 
 
-def _restore(game_id: UUID, created: Envelope, snapshot: StoredEvent) -> Fold | None:
+def _restore(game_id: UUID, created: Envelope, version: int, data: bytes) -> Fold | None:
     try:
-        fold = restore(game_id, created, snapshot.state)
+        fold = restore(game_id, created, data)
     except (*UNREADABLE, msgspec.DecodeError) as error:
         log.warning("snapshot_unreadable", game_id=str(game_id), error=repr(error))
         return None
-    return fold if fold.version == snapshot.originator_version else None
+    return fold if fold.version == version else None
 
 
-def _latest(store: EventStoreApp, game_id: UUID, lte: int | None) -> StoredEvent | None:
+def _latest(store: EventStoreApp, game_id: UUID, lte: int | None) -> tuple[int, bytes] | None:
     snapshots = store.snapshots
     if snapshots is None or id(store) in _broken_stores:
         return None
     if lte is not None and lte < INTERVAL:
         return None
     try:
-        found = snapshots.recorder.select_events(game_id, lte=lte, desc=True, limit=1)
-    except PersistenceError as error:
+        found = select(snapshots.recorder, game_id, lte=lte, limit=4, desc=True)
+    except (PersistenceError, psycopg.Error, sqlite3.Error) as error:
         _broken(store, error)
         return None
-    return next((s for s in found if s.topic == TOPIC), None)
+    return next(((v, state) for v, topic, state in found if topic == TOPIC), None)
 
 
 def _keep(store: EventStoreApp, fold: Fold, taken: list[tuple[int, bytes]]) -> None:
     snapshots = store.snapshots
     if snapshots is None:
         return
-    for version, data in taken:
-        try:
-            snapshots.recorder.insert_events([StoredEvent(fold.id, version, TOPIC, data)])
-        except PersistenceError as error:  # taken already (a race), or no table
-            if "duplicate" not in str(error).lower() and "unique" not in str(error).lower():
-                _broken(store, error)
-                return
+    kept = [StoredEvent(fold.id, version, TOPIC, data) for version, data in taken]
+    try:  # all in one transaction; one by one if some were taken already (a race)
+        snapshots.recorder.insert_events(kept)
+        return
+    except IntegrityError:
+        pass
+    except PersistenceError as error:  # no table
+        _broken(store, error)
+        return
+    for snapshot in kept:
+        with contextlib.suppress(IntegrityError):
+            snapshots.recorder.insert_events([snapshot])
 
 
 def _round_trips(fold: Fold, data: bytes) -> bool:

@@ -41,6 +41,7 @@ from typing import Any
 
 import msgspec
 import psycopg
+import psycopg.errors
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 
@@ -75,8 +76,13 @@ def _schema() -> str:
 
 
 def _drop(name: str) -> None:
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+    for attempt in range(10):  # a stopped server's projection process may still hold a lock
+        try:
+            with psycopg.connect(PG, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+            return
+        except psycopg.errors.DeadlockDetected:
+            time.sleep(1 + attempt)
 
 
 def _url(schema: str) -> str:
