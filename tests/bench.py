@@ -85,8 +85,9 @@ def _drop(name: str) -> None:
             time.sleep(1 + attempt)
 
 
-def _url(schema: str) -> str:
-    return f"{PG}?schema={schema}&pool_size=70&max_overflow=10"
+def _url(schema: str, processes: int = 1) -> str:
+    """Connections enough for 64 clients, shared by the processes (Postgres allows 100)."""
+    return f"{PG}?schema={schema}&pool_size={70 // processes}&max_overflow={10 // processes}"
 
 
 def _run_threads(n: int, work: Callable[[int, threading.Event], list[float]]) -> list[float]:
@@ -347,7 +348,11 @@ def psycopg_rate(schema: str, clients: int = 4) -> float:
 
 
 def _serve(schema: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
-    env = {**os.environ, "DATABASE_URL": _url(schema), "TABLETOP_PLUGINS": "tests.secret_duel"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": _url(schema, workers),
+        "TABLETOP_PLUGINS": "tests.secret_duel",
+    }
     return serve(env, workers=workers)
 
 
@@ -435,7 +440,7 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
     player and connection: GET legal-moves, then POST a move); returns the POST latencies
     and moves/s."""
     seats_n, options = GAME_BODIES[name]
-    stale, refused = [0], [0]
+    stale, refused, statuses = [0], [0], set()
 
     def work(i: int, stop: threading.Event) -> list[float]:
         latencies: list[float] = []
@@ -453,10 +458,14 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
                 client = seats[awaiting[0]]
                 legal = client.call("GET", f"/v1/games/{game}/legal-moves?limit=50")[1]
                 if not legal.get("moves"):
-                    # another worker's copy of the game is behind the write just answered
-                    # (each worker caches its own): ask again, as a client would
+                    # This worker's copy of the game is behind the write another worker just
+                    # answered (each caches its own, and a cached game is not re-read for a
+                    # GET): ask again on a new connection, which may reach the other worker.
                     stale[0] += 1
-                    time.sleep(0.001)
+                    key = client.key
+                    client.sock.close()
+                    client = seats[awaiting[0]] = Http(url)
+                    client.key = key
                     continue
                 move = rng.choice(legal["moves"])
                 began = time.perf_counter()
@@ -468,6 +477,7 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
                 )
                 if status != 200:  # a move from a copy that was behind: refused, played again
                     refused[0] += 1
+                    statuses.add(status)
                     continue
                 latencies.append(time.perf_counter() - began)
                 version, awaiting = answer["version"], answer["awaiting"]
@@ -479,7 +489,7 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
     if stale[0] or refused[0]:
         print(
             f"  ({name}, {games} games: {stale[0]} legal-move lists from a worker behind, "
-            f"{refused[0]} moves refused and played again)",
+            f"{refused[0]} moves refused ({sorted(statuses)}) and played again)",
             flush=True,
         )
     return latencies, rate
