@@ -35,9 +35,10 @@ from service.fold import (
     Fold,
     new_fold,
 )
-from service.store import EventStoreApp
+from service.store import EventStoreApp, unpack
 
 _decode = msgspec.json.Decoder()
+_encode = msgspec.json.Encoder()
 STORED_FIELDS = {*LINE_FIELDS, "hash"} - {"version"}  # a Recorded event's stored keys
 TIMED_FIELDS = STORED_FIELDS | {"clock"}  # ... of a timed decision's first event
 
@@ -58,10 +59,7 @@ def stored_lines(store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
     record still yields a line (whose hash then fails) instead of an exception."""
     lines = []
     for record in store.recorder.select_events(game_id):
-        try:
-            body = _decode.decode(record.state)
-        except msgspec.DecodeError:
-            body = {}
+        body = _body(record.state)
         if not isinstance(body, dict):
             body = {}
         line = {field: body.get(field) for field in LINE_FIELDS}
@@ -73,6 +71,19 @@ def stored_lines(store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
         line["hash"] = body.get("hash") if intact else None
         lines.append(line)
     return lines
+
+
+def _body(state: bytes) -> Any:
+    """A stored record's state as the JSON object it stands for; {} when it no longer reads.
+    A packed record (service/store.py) is unpacked, then kept to what JSON can say: damage
+    that turns a value into bytes or an extension reads as a damaged record, never as a
+    line that cannot be hashed."""
+    try:
+        if state[:1] == b"{":
+            return _decode.decode(state)
+        return _decode.decode(_encode.encode(unpack(state)))
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
+        return {}
 
 
 def export_lines(

@@ -5,6 +5,8 @@ one never sees it change."""
 from __future__ import annotations
 
 import copy
+import functools
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,8 +138,13 @@ class Fold:
         return min((d for d in running if d is not None), default=None)
 
     def decode(self, type_: str, data: Any) -> Any:
-        """A stored domain event back to the game's own Struct."""
-        return msgspec.convert({"type": type_, **data}, self.game.event_type)
+        """A stored domain event back to the game's own Struct: converted to the class its
+        tag names (about 1 µs), not to the tagged union (20-80 µs: msgspec works out the
+        union's member at every call)."""
+        cls = event_classes(self.game.event_type).get(type_)
+        if cls is None or not isinstance(data, dict) or "type" in data:
+            return msgspec.convert({"type": type_, **data}, self.game.event_type)
+        return msgspec.convert(data, cls)
 
     def advance(
         self,
@@ -221,6 +228,18 @@ class Fold:
         if isinstance(e.seat, int):
             self.open_batch = (e.seat, e.idempotency_key)
             self.batches[self.open_batch] = Batch(v, v, e.command)
+
+
+@functools.cache
+def event_classes(event_type: Any) -> dict[str, type]:
+    """A game's event classes by their tag, from its tagged union of events."""
+    members = typing.get_args(event_type) or (event_type,)
+    classes: dict[str, type] = {}
+    for cls in members:
+        config = getattr(cls, "__struct_config__", None)
+        if config is not None and isinstance(config.tag, str) and config.tag_field == "type":
+            classes[config.tag] = cls
+    return classes
 
 
 def new_fold(game_id: UUID, created: Any) -> Fold:

@@ -36,7 +36,7 @@ from domain.options import parse_options
 from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
 from domain.registry import get as get_game
-from service import clocks, lifecycle
+from service import clocks, lifecycle, snapshots
 from service.chain import GENESIS, line_hash, now_text
 from service.errors import Conflict, Forbidden, NotFound, Problem, Unprocessable
 from service.fold import (
@@ -61,6 +61,7 @@ from service.heads import Heads
 from service.loop_writer import LoopWriter
 from service.pg_recorder import LockedFunctionRecorder
 from service.players import Player
+from service.reader import read_events
 from service.store import EventStoreApp, Recorded, SeedKept
 
 log = structlog.get_logger("tabletop.games")
@@ -758,7 +759,8 @@ class GameService:
         self, fold: Fold, seat: int | None, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         with _readable(fold.id):
-            return [self._visible(fold, seat, e) for e in self.stored(fold.id, after, limit)]
+            shown = read_events(self.store, fold.id, gt=after or None, limit=limit)
+            return [self._visible(fold, seat, e) for e in shown]
 
     def stored(self, game_id: UUID, after: int = 0, limit: int | None = None) -> Iterator[Any]:
         return self.store.events.get(game_id, gt=after or None, limit=limit)
@@ -768,8 +770,9 @@ class GameService:
         if not 1 <= version <= fold.version:
             raise Unprocessable("invalid_version", f"version must be in 1..{fold.version}")
         with _readable(fold.id):
-            events = list(self.store.events.get(fold.id, lte=version))
-            return new_fold(fold.id, events[0]).advance(events[1:], clone=False)
+            past = snapshots.load(self.store, fold.id, lte=version)
+            assert past is not None, "a game's stored events up to its version"
+            return past
 
     def seed_of_finished(self, fold: Fold) -> str | None:
         return self.seed_hex(fold.id) if fold.over else None
@@ -899,12 +902,12 @@ class GameService:
         fold = self._cache.get(game_id)
         with _readable(game_id):
             if fold is None:
-                events = list(self.store.events.get(game_id))
-                if not events or getattr(events[0], "type", None) != GAME_CREATED:
+                loaded = snapshots.load(self.store, game_id)
+                if loaded is None:
                     raise NotFound("game_not_found", f"no game {game_id}")
-                fold = new_fold(game_id, events[0]).advance(events[1:], clone=False)
+                fold = loaded
             else:
-                newer = list(self.store.events.get(game_id, gt=fold.version))
+                newer = read_events(self.store, game_id, gt=fold.version)
                 if newer:
                     fold = fold.advance(newer)
         self._remember(fold)

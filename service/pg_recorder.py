@@ -14,6 +14,7 @@ async connection needs no composite adapter. The statement is rendered to text o
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,7 +40,11 @@ class LockedFunctionRecorder(PostgresApplicationRecorder):
         super().__init__(datastore, events_table_name=events_table_name)
         id_type = datastore.originator_id_type
         schema = Identifier(datastore.schema)
-        function = Identifier(f"tt_save_events_{id_type}")
+        # Named after its table: a second application in the same schema, with events of its
+        # own, installs a function of its own instead of replacing ours (whose saves would
+        # then land in its table). Postgres truncates names to 63 bytes: the table's name is
+        # kept whole by hashing it when it is long.
+        function = Identifier(_function_name(self.events_table_name, id_type))
         self.sql_create_statements[self.create_insert_function_statement_index] = SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}"
             "(ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
@@ -91,6 +96,14 @@ class LockedFunctionRecorder(PostgresApplicationRecorder):
             raise OperationalError(str(error)) from error
         except psycopg.Error as error:
             raise PersistenceError(str(error)) from error
+
+
+def _function_name(table: str, id_type: str) -> str:
+    name = f"tt_save_{table}_{id_type}"
+    if len(name.encode()) <= 63:
+        return name
+    digest = hashlib.sha256(table.encode()).hexdigest()[:16]
+    return f"tt_save_{digest}_{id_type}"
 
 
 def _columns(events: Sequence[StoredEvent]) -> tuple[list[Any], list[int], list[str], list[bytes]]:

@@ -1,23 +1,37 @@
 """`make bench`: speed figures measured side by side in one run (never timed unit tests).
 
-1. The `eventsourcing` library's raw rate: one event per save, from 1, 8 and 64 threads,
-   each on its own aggregate, on the same Postgres; with the library's own recorder (the
-   ratio's base) and with the one the service saves through (service/pg_recorder.py).
-2. API moves: `tabletop serve` on Postgres in a subprocess; 1, 8 and 64 games played at
-   once by HTTP clients (two human seats per game, no bots, Secret Duel); latency p50/p99
-   of POST .../moves and moves/s, and the ratio to the raw rate at the same concurrency.
-   Each move is a GET of the legal moves and then a POST of one of them, as a client plays;
-   moves/s counts the time spent creating and joining games too. The raw rates are measured
-   once the server's projection runner has caught up, on an otherwise quiet machine.
-3. Rules speed of every registered game: random games per second on one core (selfplay in
-   this process) and replay (evolve only) events per second.
+1. Folding stored games: whole 4-player Puerto Rico games (played by bots through the game
+   service) read back from the store and folded, on Postgres and on SQLite: the full fold
+   of the log (no snapshot), the fold helped by snapshots (service/snapshots.py), and the
+   path the service took before (the library's mapper, then msgspec's tagged-union convert);
+   beside the `eventsourcing` library's own aggregate rebuild (`repository.get`) of an
+   aggregate holding the same events in the same kind of store, and the ratios.
+2. `/replay` from a cold cache (a server that never loaded the game), on Postgres, at the
+   first, middle and last version of finished Puerto Rico games: before any snapshot of the
+   game was kept (its first load ever), and after (a restarted server).
+3. API moves: `tabletop serve` on Postgres in a subprocess, with `--workers 1` and then
+   `--workers 2`; 1, 8 and 64 games played at once by HTTP clients, every seat a person (no
+   bots): the tests' Secret Duel (2 seats) and 4-player Puerto Rico. Each move is a GET of
+   the legal moves and then a POST of one of them, as a client plays; latency p50/p99 of the
+   POST and moves/s (counting the time spent creating and joining games too). Beside them,
+   measured in the same run once the server is stopped: the library's one-event saves from
+   as many threads (its own Postgres recorder: the ratio's base; and the one the service
+   saves through) and raw psycopg single-row autocommitted INSERTs from 4 clients.
+4. Storage: bytes per stored event on Postgres, table and indexes, and the payload.
+5. Rules speed of every registered game: random games per second on one core (selfplay in
+   this process) and evolve-only events per second over an already decoded list.
+
+The machine is shared: figures that stand side by side in one table were measured within
+a minute of each other, so their ratios mean more than any single figure.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -27,21 +41,31 @@ from typing import Any
 
 import msgspec
 import psycopg
+import psycopg.errors
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate
 
 from domain.contract import random_bot
 from domain.registry import GAMES, register
 from domain.simulate import play
+from service import snapshots
+from service.fold import SERVICE_EVENTS, Fold, new_fold
+from service.games import GameService
 from service.pg_recorder import TOPIC as RECORDER_TOPIC
+from service.players import Players
+from service.reader import read_events
 from service.settings import Settings
-from service.store import EventStoreApp
+from service.store import EventStoreApp, open_store
 from tests import secret_duel
 from tests.support.events import bare_event
 from tests.support.serve import serve
 
 PG = os.environ.get("TABLETOP_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 LEVELS = (1, 8, 64)
-SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
-WORKERS = os.environ.get("BENCH_WORKERS", "1")  # API processes
+SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
+WORKERS = tuple(int(w) for w in os.environ.get("BENCH_WORKERS", "1,2").split(","))
+FOLD_GAMES = int(os.environ.get("BENCH_FOLD_GAMES", "8"))
+REPLAY_GAMES = int(os.environ.get("BENCH_REPLAY_GAMES", "12"))
 
 
 def _schema() -> str:
@@ -52,12 +76,18 @@ def _schema() -> str:
 
 
 def _drop(name: str) -> None:
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+    for attempt in range(10):  # a stopped server's projection process may still hold a lock
+        try:
+            with psycopg.connect(PG, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+            return
+        except psycopg.errors.DeadlockDetected:
+            time.sleep(1 + attempt)
 
 
-def _url(schema: str) -> str:
-    return f"{PG}?schema={schema}&pool_size=70&max_overflow=10"
+def _url(schema: str, processes: int = 1) -> str:
+    """Connections enough for 64 clients, shared by the processes (Postgres allows 100)."""
+    return f"{PG}?schema={schema}&pool_size={70 // processes}&max_overflow={10 // processes}"
 
 
 def _run_threads(n: int, work: Callable[[int, threading.Event], list[float]]) -> list[float]:
@@ -75,6 +105,193 @@ def _run_threads(n: int, work: Callable[[int, threading.Event], list[float]]) ->
     for t in threads:
         t.join()
     return [x for r in results for x in r]
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+# ---- 1. folding stored games ---------------------------------------------------------------
+
+
+class Played(Aggregate):
+    """The library's baseline: an aggregate whose events hold what a stored game event holds."""
+
+    last: Any = None
+
+    class Happened(Aggregate.Event):
+        type: str
+        seat: Any
+        at: str
+        command: Any
+        idempotency_key: Any
+        data: Any
+        prev_hash: str
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.last = self.data
+
+
+class Baseline(Application[uuid.UUID]):
+    name = "Baseline"
+
+
+def _bot_games(store: EventStoreApp, count: int) -> list[uuid.UUID]:
+    service = GameService(store)
+    player, _ = Players(store).register("bench")
+    bots = {s: "random" for s in range(4)}
+    return [service.create(player, "puerto-rico", 4, {}, bots).id for _ in range(count)]
+
+
+def _baseline_copy(store: EventStoreApp, app: Baseline, game: uuid.UUID) -> uuid.UUID:
+    played = Played()
+    for e in read_events(store, game)[1:]:
+        played.trigger_event(
+            Played.Happened,
+            type=e.type,
+            seat=e.seat,
+            at=e.at,
+            command=e.command,
+            idempotency_key=e.idempotency_key,
+            data=e.data,
+            prev_hash=e.prev_hash,
+            hash=e.hash,
+        )
+    app.save(played)
+    return played.id
+
+
+def _full_fold(store: EventStoreApp, game: uuid.UUID) -> Fold:
+    events = read_events(store, game)
+    return new_fold(game, events[0]).advance(events[1:], clone=False)
+
+
+def _old_path(store: EventStoreApp, game: uuid.UUID) -> Fold:
+    """How the service folded before issue 19: the library's mapper, then the union."""
+    events = list(store.events.get(game))
+    fold = new_fold(game, events[0])
+    union = fold.game.event_type
+    for e in events[1:]:
+        decided = None
+        if e.type not in SERVICE_EVENTS:
+            decided = msgspec.convert({"type": e.type, **e.data}, union)
+        fold.apply(e, decided)
+    return fold
+
+
+def _rate(games: list[Any], load: Callable[[Any], Any], events: int, rounds: int = 5) -> float:
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for g in games:
+            load(g)
+        times.append(time.perf_counter() - started)
+    return events / _median(times)
+
+
+def fold_rates(kind: str, settings: Settings, baseline_env: dict[str, str]) -> list[str]:
+    store = open_store(settings)
+    library = Baseline(env=baseline_env)
+    try:
+        games = _bot_games(store, FOLD_GAMES)
+        events = sum(len(read_events(store, g)) for g in games)
+        copies = [_baseline_copy(store, library, g) for g in games]
+        copied = sum(library.repository.get(c).version for c in copies)
+        # snapshots taken by a first load, then every later load is helped by them
+        for g in games:
+            assert snapshots.same(snapshots.load(store, g), _full_fold(store, g))  # type: ignore[arg-type]
+        full = _rate(games, lambda g: _full_fold(store, g), events)
+        helped = _rate(games, lambda g: snapshots.load(store, g), events)
+        old = _rate(games, lambda g: _old_path(store, g), events, rounds=2)
+        lib = _rate(copies, library.repository.get, copied)
+        return [
+            f"| {kind} | {events} | {full:,.0f} | {helped:,.0f} | {old:,.0f} | {lib:,.0f} "
+            f"| {full / lib:.2f} | {helped / lib:.2f} | {full / old:.1f} |"
+        ]
+    finally:
+        library.close()
+        store.close()
+
+
+def fold_section() -> None:
+    print(
+        f"\n## Folding stored games ({FOLD_GAMES} finished 4-player Puerto Rico games each)\n\n"
+        "| store | events | full fold from the store, events/s | with snapshots, events/s "
+        "| before (library mapper + union convert), events/s | library aggregate rebuild, "
+        "events/s | full / library | snapshots / library | full / before |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    schema = _schema()
+    try:
+        settings = Settings(database_url=_url(schema))
+        env = settings.eventsourcing_env()
+        env.pop("APPLICATION_RECORDER_TOPIC")
+        for line in fold_rates("Postgres", settings, env):
+            print(line, flush=True)
+        print(storage(schema, "after the fold games alone (bots)"), flush=True)
+    finally:
+        _drop(schema)
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(sqlite_path=f"{tmp}/bench.sqlite")
+        env = Settings(sqlite_path=f"{tmp}/baseline.sqlite").eventsourcing_env()
+        for line in fold_rates("SQLite", settings, env):
+            print(line, flush=True)
+
+
+# ---- 2. /replay from a cold cache ----------------------------------------------------------
+
+
+def replay_section() -> None:
+    schema = _schema()
+    env = {**os.environ, "DATABASE_URL": _url(schema)}
+    try:
+        store = open_store(Settings(database_url=_url(schema)))
+        which = ("1", "middle", "last")
+        sets = {w: _bot_games(store, REPLAY_GAMES) for w in which}
+        (warm,) = _bot_games(store, 1)
+        lasts = {g: GameService(store).get(g).version for w in which for g in sets[w]}
+        store.close()
+        print(
+            f"\n## /replay on Postgres from a cold cache ({REPLAY_GAMES} finished Puerto Rico "
+            f"games per version, {min(lasts.values())}-{max(lasts.values())} events; each "
+            "request the first of its game in its server)\n\n"
+            "| snapshots | version | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|"
+        )
+        for when in ("none yet (the game's first load ever)", "kept by the first loads"):
+            server, url = serve(env)
+            try:
+                Http(url).call("GET", f"/v1/games/{warm}/replay?version=1")  # a warm process
+                for w in which:
+                    took = []
+                    for game in sets[w]:
+                        last = lasts[game]
+                        version = {"1": 1, "middle": last // 2, "last": last}[w]
+                        client = Http(url)
+                        began = time.perf_counter()
+                        status, _ = client.call("GET", f"/v1/games/{game}/replay?version={version}")
+                        took.append(time.perf_counter() - began)
+                        assert status == 200
+                    print(
+                        f"| {when} | {w} | {_pct(took, 0.5):.2f} | {_pct(took, 0.99):.2f} "
+                        f"| {max(took) * 1000:.2f} |",
+                        flush=True,
+                    )
+            finally:
+                server.terminate()
+                server.wait(10)
+    finally:
+        _drop(schema)
+
+
+# ---- 3. API moves --------------------------------------------------------------------------
 
 
 def raw_rate(schema: str, threads: int, recorder: str = "") -> float:
@@ -100,9 +317,43 @@ def raw_rate(schema: str, threads: int, recorder: str = "") -> float:
     return len(stamps) / elapsed
 
 
-def _serve(schema: str) -> tuple[subprocess.Popen[bytes], str]:
-    env = {**os.environ, "DATABASE_URL": _url(schema), "TABLETOP_PLUGINS": "tests.secret_duel"}
-    return serve(env)
+def psycopg_rate(schema: str, clients: int = 4) -> float:
+    """Raw psycopg: one autocommitted single-row INSERT per round trip, `clients` threads
+    each on its own connection, into a table shaped like the event log."""
+    table = f'"{schema}".raw_rows'
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(
+            f"CREATE TABLE {table} (id uuid, version bigint, topic text, state bytea, "
+            "n bigserial, PRIMARY KEY (id, version))"
+        )
+    state = os.urandom(200)
+
+    def work(i: int, stop: threading.Event) -> list[float]:
+        stamps: list[float] = []
+        stream, version = uuid.uuid4(), 0
+        with psycopg.connect(PG, autocommit=True) as conn:
+            while not stop.is_set():
+                version += 1
+                conn.execute(
+                    f"INSERT INTO {table} (id, version, topic, state) VALUES (%s, %s, %s, %s)",
+                    (stream, version, "t", state),
+                    prepare=True,
+                )
+                stamps.append(time.perf_counter())
+        return stamps
+
+    started = time.perf_counter()
+    stamps = _run_threads(clients, work)
+    return len(stamps) / (max(stamps, default=started + SECONDS) - started)
+
+
+def _serve(schema: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": _url(schema, workers),
+        "TABLETOP_PLUGINS": "tests.secret_duel",
+    }
+    return serve(env, workers=workers)
 
 
 class Http:
@@ -114,7 +365,7 @@ class Http:
     def __init__(self, url: str) -> None:
         parsed = urllib.parse.urlparse(url)
         self.host = f"{parsed.hostname}:{parsed.port}"
-        self.sock = socket.create_connection((parsed.hostname, parsed.port), timeout=30)
+        self.sock = socket.create_connection((parsed.hostname, parsed.port), timeout=60)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
         self.key = ""
@@ -129,9 +380,10 @@ class Http:
     ) -> tuple[int, Any]:
         payload = msgspec.json.encode(body) if body is not None else b""
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        auth = f"Authorization: Bearer {self.key}\r\n" if self.key else ""
         head = (
             f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
-            f"Authorization: Bearer {self.key}\r\nContent-Type: application/json\r\n"
+            f"{auth}Content-Type: application/json\r\n"
             f"Content-Length: {len(payload)}\r\n{extra}\r\n"
         )
         self.sock.sendall(head.encode() + payload)
@@ -157,9 +409,9 @@ class Http:
         self.buffer += chunk
 
 
-def settled(url: str, timeout: float = 30) -> None:
-    """Wait until the server's projection runner has caught up with the log, so that the
-    raw save rates that follow are measured on a quiet machine, as the library's would be."""
+def settled(url: str, timeout: float = 60) -> None:
+    """Wait until the server's projection runner has caught up with the log, so that what
+    follows is measured on a quiet machine."""
     client = Http(url)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -177,43 +429,134 @@ def settled(url: str, timeout: float = 30) -> None:
         time.sleep(0.2)
 
 
-def api_moves(url: str, games: int) -> tuple[list[float], float]:
-    """`games` games at once, one client thread each (it plays both seats: GET legal-moves,
-    then POST a move); returns the POST latencies and moves/s."""
+GAME_BODIES = {
+    "secret-duel": (2, {"rounds": 10, "hand_size": 5}),
+    "puerto-rico": (4, {}),
+}
+
+
+def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
+    """`games` games at once, one client thread each (it plays every seat, each with its own
+    player and connection: GET legal-moves, then POST a move); returns the POST latencies
+    and moves/s."""
+    seats_n, options = GAME_BODIES[name]
+    stale, refused, statuses = [0], [0], set()
 
     def work(i: int, stop: threading.Event) -> list[float]:
         latencies: list[float] = []
-        seats = [Http(url), Http(url)]
+        rng = random.Random(i)
+        seats = [Http(url) for _ in range(seats_n)]
         for seat in seats:
             seat.key = seat.call("POST", "/v1/players", {"name": f"bench{i}"})[1]["api_key"]
         while not stop.is_set():
-            body = {
-                "game": "secret-duel",
-                "seats": 2,
-                "seat": 0,
-                "options": {"rounds": 10, "hand_size": 5},
-            }
+            body = {"game": name, "seats": seats_n, "seat": 0, "options": options}
             game = seats[0].call("POST", "/v1/games", body)[1]["id"]
-            joined = seats[1].call("POST", f"/v1/games/{game}/join", {"seat": 1})[1]
+            for s in range(1, seats_n):
+                joined = seats[s].call("POST", f"/v1/games/{game}/join", {"seat": s})[1]
             version, awaiting = joined["version"], joined["awaiting"]
             while awaiting and not stop.is_set():
                 client = seats[awaiting[0]]
-                legal = client.call("GET", f"/v1/games/{game}/legal-moves")[1]["moves"]
+                legal = client.call("GET", f"/v1/games/{game}/legal-moves?limit=50")[1]
+                if not legal.get("moves"):
+                    # This worker's copy of the game is behind the write another worker just
+                    # answered (each caches its own, and a cached game is not re-read for a
+                    # GET): ask again on a new connection, which may reach the other worker.
+                    stale[0] += 1
+                    key = client.key
+                    client.sock.close()
+                    client = seats[awaiting[0]] = Http(url)
+                    client.key = key
+                    continue
+                move = rng.choice(legal["moves"])
                 began = time.perf_counter()
                 status, answer = client.call(
                     "POST",
                     f"/v1/games/{game}/moves",
-                    {"expected_version": version, "move": legal[-1]},
+                    {"expected_version": version, "move": move},
                     {"Idempotency-Key": uuid.uuid4().hex},
                 )
+                if status != 200:  # a move from a copy that was behind: refused, played again
+                    refused[0] += 1
+                    statuses.add(status)
+                    continue
                 latencies.append(time.perf_counter() - began)
-                assert status == 200, answer
                 version, awaiting = answer["version"], answer["awaiting"]
         return latencies
 
     started = time.perf_counter()
     latencies = _run_threads(games, work)
-    return latencies, len(latencies) / (time.perf_counter() - started)
+    rate = len(latencies) / (time.perf_counter() - started)
+    if stale[0] or refused[0]:
+        print(
+            f"  ({name}, {games} games: {stale[0]} legal-move lists from a worker behind, "
+            f"{refused[0]} moves refused ({sorted(statuses)}) and played again)",
+            flush=True,
+        )
+    return latencies, rate
+
+
+def api_section() -> None:
+    schema = _schema()
+    try:
+        rows: list[tuple[int, str, int, list[float], float]] = []
+        for workers in WORKERS:
+            server, url = _serve(schema, workers)
+            try:
+                for name in GAME_BODIES:
+                    for level in LEVELS:
+                        latencies, rate = api_moves(url, name, level)
+                        rows.append((workers, name, level, latencies, rate))
+                        settled(url)
+            finally:
+                server.terminate()
+                server.wait(20)
+        # the bases, on the same Postgres, the server stopped
+        library = {level: raw_rate(schema, level) for level in LEVELS}
+        ours = {level: raw_rate(schema, level, recorder=RECORDER_TOPIC) for level in LEVELS}
+        raw = psycopg_rate(schema)
+        print(
+            "\n## API moves on Postgres (every seat a person: GET legal moves, then POST)\n\n"
+            "| workers | game | games at once | POST p50 ms | POST p99 ms | moves/s "
+            "| library one-event saves/s (same threads) | moves / library "
+            "| psycopg single-row commits/s (4 clients) | moves / psycopg |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for workers, name, level, latencies, rate in rows:
+            print(
+                f"| {workers} | {name} | {level} | {_pct(latencies, 0.5):.2f} "
+                f"| {_pct(latencies, 0.99):.2f} | {rate:.0f} | {library[level]:.0f} "
+                f"| {rate / library[level]:.2f} | {raw:.0f} | {rate / raw:.2f} |"
+            )
+        print(
+            "\n| threads | library saves/s (its own recorder) | through the service's "
+            "recorder |\n|---|---|---|"
+        )
+        for level in LEVELS:
+            print(f"| {level} | {library[level]:.0f} | {ours[level]:.0f} |")
+        print(storage(schema, "after the API runs (people's moves and bots' none)"), flush=True)
+    finally:
+        _drop(schema)
+
+
+# ---- 4. storage ----------------------------------------------------------------------------
+
+
+def storage(schema: str, when: str) -> str:
+    table = f'"{schema}".tabletop_events'
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f"VACUUM ANALYZE {table}")
+        count, payload, heap, total = conn.execute(
+            f"SELECT count(*), avg(octet_length(state)), pg_table_size('{table}'), "
+            f"pg_total_relation_size('{table}') FROM {table}"
+        ).fetchone()  # type: ignore[misc]
+    return (
+        f"\nStorage on Postgres {when}: {count} events, {total / count:.0f} bytes per event "
+        f"with indexes ({total / 1e6:.2f} MB), {heap / count:.0f} in the table, "
+        f"payload {float(payload):.0f} bytes on average."
+    )
+
+
+# ---- 5. rules speed ------------------------------------------------------------------------
 
 
 def rules_speed(name: str, games: int = 20) -> tuple[float, float]:
@@ -226,53 +569,27 @@ def rules_speed(name: str, games: int = 20) -> tuple[float, float]:
             play(game, game.options_type(), [random_bot] * seats, uuid.UUID(int=i).bytes * 2)
         )
     per_game = (time.perf_counter() - started) / games
-    events = [
-        msgspec.convert(msgspec.to_builtins(e), game.event_type) for p in played for e in p.events
-    ]
+    events = sum(len(p.events) for p in played)
     started = time.perf_counter()
     state: Any = None
     for p in played:
         state = game.initial(game.options_type(), seats)
-        for event in p.events[: len(p.events)]:
+        for event in p.events:
             state = game.evolve(state, event)
-    replay = len(events) / (time.perf_counter() - started)
+    replay = events / (time.perf_counter() - started)
     return 1 / per_game, replay
-
-
-def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
 def main() -> None:
     register(secret_duel.GAME)
-    print(f"bench: {SECONDS:.0f} s per measurement, Postgres at {PG}\n")
-    schema = _schema()
-    server, url = _serve(schema)
-    try:
-        print(
-            "| games at once | API p50 ms | API p99 ms | API moves/s | library one-event saves/s"
-            " (same threads) | ratio | same saves through the service's recorder |"
-        )
-        print("|---|---|---|---|---|---|---|")
-        for level in LEVELS:
-            latencies, rate = api_moves(url, level)
-            settled(url)
-            raw = raw_rate(schema, level)
-            ours = raw_rate(schema, level, recorder=RECORDER_TOPIC)
-            print(
-                f"| {level} | {_pct(latencies, 0.5):.2f} | {_pct(latencies, 0.99):.2f} | "
-                f"{rate:.0f} | {raw:.0f} | {rate / raw:.2f} | {ours:.0f} |",
-                flush=True,
-            )
-    finally:
-        server.terminate()
-        server.wait(10)
-        _drop(schema)
-    print("\n| game | random games/s (one core, selfplay) | replay events/s (evolve only) |")
-    print("|---|---|---|")
+    print(f"bench: {SECONDS:.0f} s per load measurement, Postgres at {PG}")
+    fold_section()
+    replay_section()
+    api_section()
+    print(
+        "\n## Rules\n\n| game | random games/s (one core, selfplay) "
+        "| evolve only, decoded list, events/s |\n|---|---|---|"
+    )
     for name in sorted(GAMES):
         per_second, replay = rules_speed(name)
         print(f"| {name} | {per_second:.1f} | {replay:,.0f} |", flush=True)

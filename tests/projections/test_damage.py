@@ -3,7 +3,6 @@ of every other game go on past it (the runner neither stops nor keeps an error).
 
 from __future__ import annotations
 
-import json
 import random
 
 import psycopg
@@ -12,7 +11,7 @@ import pytest
 from projections.runner import GamesRunner, view_for
 from service.games import GameService
 from service.settings import Settings
-from service.store import open_store
+from service.store import MsgspecTranscoder, open_store
 from tests.projections.conftest import bot_games
 
 
@@ -23,12 +22,13 @@ def _damage(pg_url: str, settings: Settings, game_id: object, version: int, how:
     where = "WHERE originator_id = %s AND originator_version = %s"
     with psycopg.connect(pg_url, autocommit=True) as conn:
         (state,) = conn.execute(f"SELECT state FROM {table} {where}", (game_id, version)).fetchone()
-        if how == "unparsable":  # half of its JSON
+        if how == "unparsable":  # half of its bytes
             changed = bytes(state)[: len(state) // 2]
         else:  # parses, but names an event the game does not know: it no longer folds
-            record = json.loads(bytes(state))
+            transcoder = MsgspecTranscoder()  # whichever form it is stored in
+            record = transcoder.decode(bytes(state))
             record["type"] = "no_such_event"
-            changed = json.dumps(record).encode()
+            changed = transcoder.encode(record)
         conn.execute(f"UPDATE {table} SET state = %s {where}", (changed, game_id, version))
 
 

@@ -214,7 +214,7 @@ def _log_positions(store: EventStoreApp, games: list[UUID]) -> list[int]:
     """Where each game's timeout sits in the event log."""
     found: dict[UUID, int] = {}
     for n in store.recorder.select_notifications(start=1, limit=100_000):
-        if n.originator_id in games and b'"timed_out"' in n.state:
+        if n.originator_id in games and b"timed_out" in n.state:
             found.setdefault(n.originator_id, n.id)
     return [found[g] for g in games]
 

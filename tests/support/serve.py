@@ -11,13 +11,15 @@ import time
 import httpx
 
 
-def serve(env: dict[str, str], timeout: float = 30) -> tuple[subprocess.Popen[bytes], str]:
+def serve(
+    env: dict[str, str], timeout: float = 30, workers: int = 1
+) -> tuple[subprocess.Popen[bytes], str]:
     """Start `tabletop serve` with `env`; returns it and its URL once /health answers 200."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--workers", str(workers)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
