@@ -424,6 +424,7 @@ async function reload() {
     await loadEvents();
     await go(G.last);
     document.body.dataset.ready = "yes";
+    document.body.dataset.loads = String((Number(document.body.dataset.loads) || 0) + 1);
     if (finished()) showAudit(); else { document.getElementById("audit").hidden = true; follow(); }
   } catch (e) { fail("game", e); }
 }
