@@ -135,12 +135,12 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.BailiffMoved: lambda e, v: (
         f"The bailiff moves to space {e.bailiff}; the provost returns " + f"to space {e.provost}."
     ),
-    E.SectionScoringStarted: lambda e, v: f"The {_section(e.section)} is scored.",
+    E.SectionScoringStarted: lambda e, v: f"Scoring of the {_section(e.section)}.",
     E.SectionScored: lambda e, v: (
         f"{who(e.seat, v)}: {plural(e.houses, 'house')} in the "
         + f"{_section(e.section)}, {plural(e.favours, 'favour')}."
     ),
-    E.SectionClosed: lambda e, v: f"The {_section(e.section)} is closed.",
+    E.SectionClosed: lambda e, v: f"The {_section(e.section)} section is closed.",
     E.TurnEnded: lambda e, v: f"Turn {e.turn} ends; next order {seats(e.order, v)}.",
     E.GameEnded: lambda e, v: (
         "Game over. Prestige: "

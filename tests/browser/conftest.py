@@ -30,8 +30,10 @@ FLAGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Module-scoped: Playwright's sync API runs an event loop in this thread while it is
+    started, which the other tests of this worker (asyncio.run) must not meet."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:  # pragma: no cover - a dev dependency

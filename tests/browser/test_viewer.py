@@ -132,7 +132,43 @@ def test_a_live_game_shows_a_move_within_a_second(server: LiveServer, open_page:
         assert p.last() > before
         assert p.version() == p.last()  # it followed the game
         assert page.is_hidden("#audit")
+        # looking back, a new move lengthens the list without moving the board
+        page.click("#first")
+        p.wait_board()
+        r = client.post(f"/v1/games/{gid}/resign", headers=_auth(alice))
+        assert r.status_code == 200, r.text
+        end = r.json()["version"]
+        page.wait_for_selector("#verdict", timeout=10_000)  # the game ended: audited
+        assert p.last() == end
+        assert page.text_content("#title") == "santa-maria (finished)"
+        assert page.text_content("#verdict").startswith("Verified")
         assert p.errors == []
+
+
+def test_the_lobby_and_a_profile(server: LiveServer, open_page: Any) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        alice = _player(client, "alice")
+        finished = _create(client, alice, "caylus", seats=2, seat=0, bots={"1": "random"})
+        client.post(f"/v1/games/{finished['id']}/resign", headers=_auth(alice))
+        waiting = _create(client, alice, "puerto-rico", seats=3, seat=0)
+    p = open_page()
+    page = p.page
+    page.goto(f"{server.url}/games")
+    page.wait_for_selector("table.games >> nth=2")
+    page.wait_for_function(
+        f"document.querySelector('a[href=\"/games/{waiting['id']}\"]') !== null",
+        timeout=10_000,
+    )  # the read model trails the log by milliseconds
+    assert "Open games" in page.inner_text("main")
+    page.click(f'a[href="/games/{waiting["id"]}"]')
+    p.ready()
+    assert p.board().count("not started") == 1
+    assert page.text_content("#title") == "puerto-rico (open)"
+    page.click(f'#info a[href="/players/{alice["id"]}"]')
+    page.wait_for_selector("table.records")
+    page.wait_for_function("document.querySelector('h1').textContent === 'alice'")
+    assert "caylus" in page.inner_text("table.records")
+    assert p.errors == []
 
 
 def test_a_spectator_never_sees_what_a_seat_sees(server: LiveServer, open_page: Any) -> None:
