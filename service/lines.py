@@ -19,7 +19,7 @@ from service.fold import (
 
 
 def _who(seat: Any, viewer: int | None) -> str:
-    return "You" if isinstance(seat, int) and seat == viewer else f"Seat {seat}"
+    return f"Seat {seat}" + (" (you)" if isinstance(seat, int) and seat == viewer else "")
 
 
 def service_line(kind: str, data: Any, viewer: int | None) -> str:

@@ -84,14 +84,6 @@ function setupSignin(onChange) {
 
 // ---- lobby and profile ----------------------------------------------------------------------
 
-function seatsText(g) {
-  return g.seats.map((s) => {
-    const name = s.name || (s.bot ? "bot " + s.bot : "open");
-    const rank = g.result ? " (#" + g.result.ranks[s.seat] + ", " + g.result.scores[s.seat] + ")" : "";
-    return "seat " + s.seat + ": " + name + rank;
-  }).join("; ");
-}
-
 function gamesTable(caption, games) {
   const table = el("table", { class: "games" }, el("caption", { text: caption }));
   table.append(el("thead", {}, el("tr", {},
@@ -180,7 +172,7 @@ function buildGameShell() {
     el("input", { id: "slider", type: "range", min: 1, max: 1, value: 1 }),
     el("span", { class: "version-box" }, "version ", el("output", { id: "version", for: "slider", "aria-live": "polite" }, "0"), " of ", el("span", { id: "lastv" }, "0")),
     el("span", { id: "live", class: "live", role: "status" }));
-  const board = el("div", { id: "board", class: "board-wrap", "aria-live": "polite" });
+  const board = el("div", { id: "board", class: "board-wrap" });
   const list = el("ol", { id: "events", class: "events" });
   const audit = el("section", { id: "audit", class: "audit", "aria-label": "Verify", hidden: true });
   m.append(title, info, el("p", { class: "perspective" }, persp, select), controls,
@@ -389,9 +381,9 @@ const AUDIT_LABELS = [
   ["reexecuted", "Re-execution identical"],
 ];
 
-async function showAudit() {
+async function showAudit(damaged) {
   const box = document.getElementById("audit");
-  if (!finished()) { box.hidden = true; return; }
+  if (!finished() && !damaged) { box.hidden = true; return; }
   box.hidden = false;
   const file = "game-" + G.id + ".ndjson";
   box.replaceChildren(el("h2", { text: "Verify" }), el("p", { text: "Checking the log..." }));
@@ -426,7 +418,11 @@ async function reload() {
     document.body.dataset.ready = "yes";
     document.body.dataset.loads = String((Number(document.body.dataset.loads) || 0) + 1);
     if (finished()) showAudit(); else { document.getElementById("audit").hidden = true; follow(); }
-  } catch (e) { fail("game", e); }
+  } catch (e) {
+    fail("game", e);
+    // a stored record no longer reads: the game cannot be shown, but it can be audited
+    if (e.body && e.body.code === "game_damaged") showAudit(true);
+  }
 }
 
 async function gamePage() {

@@ -9,8 +9,10 @@ import time
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
+from service.settings import Settings
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import LiveServer
 
@@ -216,3 +218,35 @@ def test_a_spectator_never_sees_what_a_seat_sees(server: LiveServer, open_page: 
             assert page.errors == []
             assert not any(alice["api_key"] in url for url in page.urls)
         assert seat.page.evaluate("sessionStorage.getItem('tabletop-key')") == alice["api_key"]
+
+
+def test_the_verify_panel_names_the_first_broken_version(
+    server: LiveServer, open_page: Any, pg_settings: Settings, pg_url: str
+) -> None:
+    """One digit of one stored event changed in Postgres: the page's audit says so."""
+    with httpx.Client(base_url=server.url) as client:
+        alice = _player(client, "alice")
+        bots = {str(s): "random" for s in range(2)}
+        created = _create(client, alice, "caylus", seats=2, bots=bots)
+    gid = created["id"]
+    assert pg_settings.database_url is not None
+    schema = pg_settings.database_url.split("schema=")[1].split("&")[0]
+    table = f'"{schema}".tabletop_events'
+    version = created["version"] // 2
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        where = "WHERE originator_id = %s AND originator_version = %s"
+        row = conn.execute(f"SELECT state FROM {table} {where}", (gid, version)).fetchone()
+        assert row is not None
+        text = bytes(row[0])
+        start = text.index(b'"data":') + len(b'"data":')
+        at = next(i for i in range(start, len(text)) if text[i : i + 1].isdigit())
+        changed = text[:at] + bytes([text[at] ^ 1]) + text[at + 1 :]
+        conn.execute(f"UPDATE {table} SET state = %s {where}", (changed, gid, version))
+    p = open_page()
+    p.open_game(f"{server.url}/games/{gid}")
+    page = p.page
+    page.wait_for_selector("#verdict", timeout=15_000)
+    assert page.text_content("#verdict").startswith("NOT verified")
+    assert page.locator('#audit [data-check="chain_intact"]').text_content().endswith("NO")
+    assert f"First broken version: {version}" in page.inner_text("#audit")
+    assert p.errors == []
