@@ -6,6 +6,9 @@
 
 const KEY = "tabletop-key";
 const ENDINGS = new Set(["game_finished", "game_aborted"]);
+// the service's own events change who sits where or the status: the header is read again
+const LIFECYCLE = new Set(["seat_taken", "seat_left", "seat_forfeited", "timed_out",
+  "rematch_offered", "rematch_accepted"]);
 
 function key() { return sessionStorage.getItem(KEY) || ""; }
 
@@ -349,6 +352,10 @@ async function follow() {
           if (wasFollowing) go(G.last);
           else go(G.version); // keep the place; refresh the buttons
           if (fresh.some((e) => ENDINGS.has(e.type))) ended = true;
+          else if (fresh.some((e) => LIFECYCLE.has(e.type))) {
+            G.meta = await api("/v1/games/" + G.id);
+            fillMeta();
+          }
         }
         retry = 500;
       }

@@ -166,6 +166,18 @@ def test_the_lobby_and_a_profile(server: LiveServer, open_page: Any) -> None:
     p.ready()
     assert p.board().count("not started") == 1
     assert page.text_content("#title") == "puerto-rico (open)"
+    with httpx.Client(base_url=server.url) as client:  # the others sit down: it starts
+        for seat in (1, 2):
+            bob = _player(client, f"p{seat}")
+            r = client.post(f"/v1/games/{waiting['id']}/join", headers=_auth(bob))
+            assert r.status_code == 200, r.text
+    page.wait_for_function(
+        "document.getElementById('title').textContent === 'puerto-rico (active)'",
+        timeout=5_000,
+    )
+    p.wait_board()
+    assert "not started" not in p.board()
+    assert "Status" in p.board()
     page.click(f'#info a[href="/players/{alice["id"]}"]')
     page.wait_for_selector("table.records")
     page.wait_for_function("document.querySelector('h1').textContent === 'alice'")
