@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SYNCED := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml 2>/dev/null | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint openapi openapi-check bench soak clean
+.PHONY: run test browser lint openapi openapi-check bench soak clean
 
 $(UV):
 	python3 -m venv .uv
@@ -19,8 +19,13 @@ $(SYNCED): pyproject.toml uv.lock | $(UV)
 run: $(SYNCED)  ## serve the API (SQLite in ./tabletop.sqlite unless DATABASE_URL is set)
 	$(VENV)/bin/tabletop serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
 
-test: $(SYNCED)  ## the whole suite, against the real Postgres
+test: $(SYNCED) browser  ## the whole suite, against the real Postgres (browser tests included)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+# Debian's chromium for the viewer's browser tests (Playwright drives it from /usr/bin; it
+# never downloads a browser). Where it cannot be installed the browser tests say so and skip.
+browser:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "chromium could not be installed: the browser tests will be skipped"
 
 lint: $(SYNCED)
 	$(VENV)/bin/ruff check .
@@ -39,4 +44,4 @@ soak: $(SYNCED)  ## the thousands of games the issues ask for
 	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"
 
 clean:
-	rm -rf .venv .uv .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .venv .uv .pytest_cache .mypy_cache .ruff_cache test-artifacts

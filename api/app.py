@@ -28,8 +28,10 @@ from api.live import LiveHub, ndjson_lines, stream_events
 from api.lobby import get_player, list_games
 from api.metrics import Metrics, metrics
 from api.middleware import RequestMiddleware
+from api.perspective import replay_out, seat_asked
 from api.player_stream import player_stream
 from api.tournaments import ROUTES as tournament_routes
+from api.viewer import VIEWER
 from projections.runner import GamesRunner, view_for
 from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
@@ -450,7 +452,7 @@ async def _write(
     operation_id="listEvents",
     tags=["games"],
     sync_to_thread=True,
-    responses=documented(400, 401, 404, 409),
+    responses=documented(400, 401, 403, 404, 409, 422),
 )
 def list_events(
     request: Request[Any, Any, Any],
@@ -458,13 +460,17 @@ def list_events(
     after: Annotated[int, QueryParameter(ge=0, le=2**31)] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1000,
     follow: FromQuery[bool] = False,
+    seat: Annotated[int | None, QueryParameter(ge=0, le=15)] = None,
 ) -> Response[Any]:
     """The events the caller may see, in order (`Accept: application/x-ndjson` streams one
     per line; with `follow=true` the stream stays open, sends each new event as it is
-    appended and ends after the game's last event; `limit` applies to pages only)."""
+    appended and ends after the game's last event; `limit` applies to pages only). Each
+    has a readable `text` as the caller's seat saw it; once the game is finished, `seat`
+    gives the lines as that seat saw them (while it runs, only the caller's own seat)."""
     t = _app(request)
     fold = t.game(game_id)
-    seat = t.games.seat_for(fold, t.caller(request, required=False))
+    caller = t.games.seat_for(fold, t.caller(request, required=False))
+    seat = seat_asked(fold, caller, seat)
     ndjson = NDJSON in request.headers.get("accept", "")
     if ndjson and follow:
         return Stream(ndjson_lines(t, game_id, seat, after), media_type=NDJSON)
@@ -480,26 +486,21 @@ def list_events(
     operation_id="replayGame",
     tags=["games"],
     sync_to_thread=True,
-    responses=documented(400, 401, 404, 409, 422),
+    responses=documented(400, 401, 403, 404, 409, 422),
 )
 def replay(
     request: Request[Any, Any, Any],
     game_id: FromPath[UUID],
     version: Annotated[int, QueryParameter(ge=-(2**31), le=2**31)],
+    seat: Annotated[int | None, QueryParameter(ge=0, le=15)] = None,
 ) -> s.ReplayOut:
-    """The caller's view of the game after its first `version` events."""
+    """The caller's view of the game after its first `version` events. Once the game is
+    finished (or aborted), `seat` shows that seat's view of the time instead; while it runs,
+    `seat` may only name the caller's own seat (403 `not_your_seat`)."""
     t = _app(request)
     fold = t.game(game_id)
-    seat = t.games.seat_for(fold, t.caller(request, required=False))
-    past = t.games.replay(fold, version)
-    finished = fold.over
-    return s.ReplayOut(
-        version=past.version,
-        status=past.status,
-        awaiting=past.awaiting(),
-        view=t.games.view(past, None if finished else seat),
-        state=msgspec.to_builtins(past.state) if finished else None,
-    )
+    caller = t.games.seat_for(fold, t.caller(request, required=False))
+    return replay_out(t.games, fold, caller, version, seat)
 
 
 @get(
@@ -601,6 +602,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             audit,
             health,
             metrics,
+            *VIEWER,
         ],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         middleware=[RequestMiddleware()],

@@ -132,6 +132,7 @@ class EventOut(msgspec.Struct, omit_defaults=True):
     at: str
     data: Any
     clock: dict[str, int] | None = None  # a timed decision: used_ms (and remaining_ms)
+    text: str = ""  # one readable line, as the caller's seat may see it (outside the export)
 
 
 class MoveResult(msgspec.Struct):

@@ -129,6 +129,14 @@ class Game(Protocol[State, Options]):
         shows. It depends on `state` only through `view(state, seat)` (and `rng`), so a bot
         that plans on it decides from the seat's information. Legal for `decide`/`evolve`."""
 
+    def describe(self, event: Any, seat: int | None) -> str:
+        """One readable English line for the event as `seat` (None: a spectator) may see it
+        while the game runs: never tells what `redact(event, seat)` hides."""
+
+    def render(self, view: Any) -> str:
+        """The web viewer's board: a view as the API returns it (JSON builtins) in, an HTML
+        fragment out, every text escaped. Pure; shows only what the view holds."""
+
 
 def deep_clone(state: State) -> State:
     """Deep copy through pickle: the fastest generic copy of plain Struct/list/dict trees."""

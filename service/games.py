@@ -58,6 +58,7 @@ from service.fold import (
 )
 from service.group_commit import GroupCommit
 from service.heads import Heads
+from service.lines import service_line
 from service.loop_writer import LoopWriter
 from service.pg_recorder import LockedFunctionRecorder
 from service.players import Player
@@ -867,16 +868,21 @@ class GameService:
     def _visible(self, fold: Fold, seat: int | None, e: Any) -> dict[str, Any]:
         """An event as `seat` may see it: redacted by the game while it runs."""
         data = e.data
-        if not fold.over and e.type not in SERVICE_EVENTS:
-            shown = fold.game.redact(fold.decode(e.type, data), seat)
-            data = msgspec.to_builtins(shown)
-            data.pop("type", None)
+        if e.type in SERVICE_EVENTS:
+            text = service_line(e.type, data, seat)
+        else:
+            event = fold.decode(e.type, data)
+            text = fold.game.describe(event, seat)  # as `seat` saw it while the game ran
+            if not fold.over:
+                data = msgspec.to_builtins(fold.game.redact(event, seat))
+                data.pop("type", None)
         shown = {
             "version": e.originator_version,
             "type": e.type,
             "seat": e.seat,
             "at": e.at,
             "data": data,
+            "text": text,
         }
         if e.clock is not None:  # a timed decision: the time it used (and, Fischer, left)
             shown["clock"] = e.clock

@@ -244,7 +244,18 @@ class SecretDuel:
         keys = [(score, -len(hand)) for score, hand in zip(state.scores, state.hands, strict=True)]
         return Result(scores=list(state.scores), ranks=rank(keys), tiebreak=[[-k[1]] for k in keys])
 
+    def describe(self, event: Any, seat: int | None) -> str:
+        shown = msgspec.to_builtins(self.redact(event, seat))
+        kind = shown.pop("type")
+        return f"{kind.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+
+    def render(self, view: Any) -> str:
+        from domain.markup import board
+
+        return board("secret-duel", view, [], set())
+
 
 _SECRET = {HandDealt: "cards", Committed: "card", Drew: "card"}
+
 
 GAME = SecretDuel()

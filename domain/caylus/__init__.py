@@ -95,6 +95,17 @@ class Caylus:
             },
         )
 
+    # The web viewer (describe.py: a line per event; render.py: the board from a view).
+    def describe(self, event: Any, seat: int | None) -> str:
+        from domain.caylus.describe import describe
+
+        return describe(event, seat)
+
+    def render(self, view: Any) -> str:
+        from domain.caylus.render import render
+
+        return render(view)
+
 
 GAME = Caylus()
 

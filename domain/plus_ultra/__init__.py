@@ -77,6 +77,17 @@ class PlusUltra:
             details=f["details"],
         )
 
+    # The web viewer (describe.py: a line per event; render.py: the board from a view).
+    def describe(self, event: Any, seat: int | None) -> str:
+        from domain.plus_ultra.describe import describe
+
+        return describe(event, seat)
+
+    def render(self, view: Any) -> str:
+        from domain.plus_ultra.render import render
+
+        return render(view)
+
 
 GAME = PlusUltra()
 

@@ -159,6 +159,17 @@ class PuertoRico:
             details={"breakdown": details},
         )
 
+    # The web viewer (describe.py: a line per event; render.py: the board from a view).
+    def describe(self, event: Any, seat: int | None) -> str:
+        from domain.puerto_rico.describe import describe
+
+        return describe(event, seat)
+
+    def render(self, view: Any) -> str:
+        from domain.puerto_rico.render import render
+
+        return render(view)
+
 
 GAME = PuertoRico()
 

@@ -65,6 +65,17 @@ class SantaMariaGame:
     def result(self, state: SantaMariaState) -> Result | None:
         return scoring.result(state)
 
+    # The web viewer (describe.py: a line per event; render.py: the board from a view).
+    def describe(self, event: Any, seat: int | None) -> str:
+        from domain.santa_maria.describe import describe
+
+        return describe(event, seat)
+
+    def render(self, view: Any) -> str:
+        from domain.santa_maria.render import render
+
+        return render(view)
+
 
 GAME = SantaMariaGame()
 

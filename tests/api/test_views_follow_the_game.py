@@ -11,6 +11,7 @@ from uuid import UUID
 import msgspec
 import pytest
 
+from service.lines import service_line
 from tests.conftest import all_games
 from tests.support.api import Api
 from tests.support.sampling import base_seed
@@ -23,8 +24,12 @@ def _expected(api: Api, game_id: str, seat: int | None) -> tuple[Any, list[Any]]
     events = []
     for e in games.stored(fold.id):
         data = e.data
+        # the readable line: the game's own, of the event as this seat may see it
+        text = service_line(e.type, data, seat)
         if e.type not in ("game_created", "seat_taken", "game_finished"):
-            data = msgspec.to_builtins(fold.game.redact(fold.decode(e.type, data), seat))
+            event = fold.decode(e.type, data)
+            text = fold.game.describe(fold.game.redact(event, seat), seat)
+            data = msgspec.to_builtins(fold.game.redact(event, seat))
             data.pop("type")
         events.append(
             {
@@ -33,6 +38,7 @@ def _expected(api: Api, game_id: str, seat: int | None) -> tuple[Any, list[Any]]
                 "seat": e.seat,
                 "at": e.at,
                 "data": data,
+                "text": text,
             }
         )
     return view, events

@@ -1,0 +1,155 @@
+"""One readable line per event, as `seat` (None: a spectator) may see it. Caylus hides
+nothing (§6); the event still goes through `redact` first, like every game's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from domain.caylus import events as E
+from domain.caylus.view import redact
+from domain.narrate import listing, name, plural, polish, seats, who
+
+ROWS = {"a": "prestige", "b": "deniers", "c": "resources", "d": "buildings"}
+SECTIONS = {0: "dungeon", 1: "walls", 2: "towers"}
+PHASES = {
+    1: "income",
+    2: "placement",
+    3: "special buildings",
+    4: "provost",
+    5: "road",
+    6: "castle",
+    7: "end of turn",
+}
+
+
+def _auto(e: Any) -> str:
+    return " (the only option)" if getattr(e, "auto", False) else ""
+
+
+def _target(t: int | str) -> str:
+    return f"road space {t}" if isinstance(t, int) else f"the {name(t)}"
+
+
+def _changed(e: E.ResourcesChanged, v: int | None) -> str:
+    fields = ["deniers", "food", "wood", "stone", "cloth", "gold", "prestige"]
+    bits = [
+        f"{'+' if getattr(e, f) > 0 else ''}{getattr(e, f)} {f}" for f in fields if getattr(e, f)
+    ]
+    return f"{who(e.seat, v)}: {', '.join(bits) or 'no change'} ({name(e.reason)})."
+
+
+def _activated(e: E.Activated, v: int | None) -> str:
+    choice = "declined" if e.choice == "none" else name(e.choice)
+    return (
+        f"{who(e.seat, v)} used the {name(e.tile)} on space {e.space}: "
+        f"{name(e.action)}, {choice}{_auto(e)}."
+    )
+
+
+def _section(n: int) -> str:
+    return SECTIONS.get(n, f"section {n}")
+
+
+LINES: dict[type, Callable[[Any, int | None], str]] = {
+    E.TurnOrderDrawn: lambda e, v: f"Turn order drawn: {seats(e.order, v)}.",
+    E.RoadSetUp: lambda e, v: f"Neutral buildings on the road: {listing(e.neutral)}.",
+    E.ResourcesChanged: _changed,
+    E.TurnStarted: lambda e, v: f"Turn {e.turn} begins.",
+    E.PhaseStarted: lambda e, v: f"Phase {e.phase}: {PHASES.get(e.phase, 'phase')}.",
+    E.WorkerPlaced: lambda e, v: (
+        f"{who(e.seat, v)} placed a worker on {_target(e.target)} "
+        + f"for {plural(e.cost, 'denier')}{_auto(e)}."
+    ),
+    E.Passed: lambda e, v: f"{who(e.seat, v)} passed (position {e.position}){_auto(e)}.",
+    E.GateMoved: lambda e, v: (
+        f"{who(e.seat, v)} moved the gate worker to "
+        + ("nowhere: it returns" if e.target == "none" else _target(e.target))
+        + f"{_auto(e)}."
+    ),
+    E.TradingPostUsed: lambda e, v: f"{who(e.seat, v)} used the trading post.",
+    E.ProvostMoved: lambda e, v: (
+        f"{who(e.seat, v)} moved the provost {e.delta:+d} to space "
+        + f"{e.position} ({name(e.source)}){_auto(e)}."
+    ),
+    E.JoustResolved: lambda e, v: (
+        f"{who(e.seat, v)} " + ("jousted" if e.accepted else "declined to joust") + f"{_auto(e)}."
+    ),
+    E.StablesResolved: lambda e, v: f"Stables: new turn order {seats(e.order, v)}.",
+    E.InnResolved: lambda e, v: (
+        f"Inn: {who(e.moved, v, False)} moved to the right space"
+        + (f"; {who(e.returned, v, False)}'s worker returned." if e.returned >= 0 else ".")
+    ),
+    E.InnDecided: lambda e, v: (
+        f"{who(e.seat, v)} " + ("stays at the inn" if e.stay else "leaves the inn") + f"{_auto(e)}."
+    ),
+    E.Activated: _activated,
+    E.OwnerBonusTaken: lambda e, v: (
+        f"{who(e.seat, v)} took a {name(e.cube)} as owner of space " + f"{e.space}{_auto(e)}."
+    ),
+    E.WorkerReturned: lambda e, v: f"{who(e.seat, v)}'s worker returned from space {e.space}.",
+    E.SweepEnded: lambda e, v: (
+        "Road done"
+        + (
+            f"; workers beyond the provost returned from {listing(e.returned)}."
+            if e.returned
+            else "."
+        )
+    ),
+    E.TileBuilt: lambda e, v: (
+        f"{who(e.seat, v)} built a {name(e.tile)} on space {e.space}"
+        + (f", replacing a {name(e.replaced)}." if e.replaced else ".")
+    ),
+    E.TransformationScheduled: lambda e, v: (
+        f"{who(e.seat, v)} will turn space {e.space} into " + "a residence (lawyer)."
+    ),
+    E.Transformed: lambda e, v: (
+        f"{who(e.seat, v)} turned the {name(e.removed)} on space " + f"{e.space} into a residence."
+    ),
+    E.FavoursGained: lambda e, v: (
+        f"{who(e.seat, v)} earned {plural(e.count, 'favour')} " + f"({name(e.reason)})."
+    ),
+    E.FavourTaken: lambda e, v: (
+        f"{who(e.seat, v)} took a favour on the "
+        + f"{ROWS.get(e.row, e.row)} row (column {e.marker})"
+        + (", effect declined" if e.column == 0 else "")
+        + f"{_auto(e)}."
+    ),
+    E.FavourLost: lambda e, v: f"{who(e.seat, v)} lost a favour (no row left).",
+    E.BatchDelivered: lambda e, v: (
+        f"{who(e.seat, v)} built a house in the "
+        + f"{_section(e.section)} ({name(e.batch)}){_auto(e)}."
+    ),
+    E.CastleDone: lambda e, v: (
+        f"{who(e.seat, v)} is done at the castle: "
+        + f"{plural(e.batches, 'batch')}{_auto(e)}.".replace("batchs", "batches")
+    ),
+    E.CastleResolved: lambda e, v: (
+        "Castle done"
+        + (
+            f"; best builder {who(e.best_builder, v, False)}."
+            if e.best_builder >= 0
+            else "; nobody built."
+        )
+    ),
+    E.BailiffMoved: lambda e, v: (
+        f"The bailiff moves to space {e.bailiff}; the provost returns " + f"to space {e.provost}."
+    ),
+    E.SectionScoringStarted: lambda e, v: f"Scoring of the {_section(e.section)}.",
+    E.SectionScored: lambda e, v: (
+        f"{who(e.seat, v)}: {plural(e.houses, 'house')} in the "
+        + f"{_section(e.section)}, {plural(e.favours, 'favour')}."
+    ),
+    E.SectionClosed: lambda e, v: f"The {_section(e.section)} section is closed.",
+    E.TurnEnded: lambda e, v: f"Turn {e.turn} ends; next order {seats(e.order, v)}.",
+    E.GameEnded: lambda e, v: (
+        "Game over. Prestige: "
+        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.scores))
+        + "."
+    ),
+}
+
+
+def describe(event: Any, seat: int | None) -> str:
+    shown = redact(event, seat)
+    return polish(LINES[type(shown)](shown, seat))

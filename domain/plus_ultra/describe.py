@@ -1,0 +1,156 @@
+"""One readable line per event, as `seat` (None: a spectator) may see it while the game runs.
+The event is redacted for that seat first (§7), so a line never tells a stack order, another
+seat's character pick, war commitment or estate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from domain.narrate import listing, name, plural, polish, seats, who
+from domain.plus_ultra import events as E
+from domain.plus_ultra.view import redact
+
+
+def _params(p: Any) -> str:
+    import msgspec
+
+    given = {k: x for k, x in msgspec.structs.asdict(p).items() if x is not None}
+    return ", ".join(f"{name(k)} {name(x)}" for k, x in given.items())
+
+
+def _action(e: Any, v: int | None, what: str) -> str:
+    params = _params(e.params)
+    return (
+        f"{who(e.seat, v)} {what}"
+        + (f" ({params})" if params else "")
+        + (" with a bull" if e.bull else "")
+        + "."
+    )
+
+
+def _auto(e: Any) -> str:
+    return " (automatic)" if getattr(e, "automatic", False) else ""
+
+
+def _picked(e: E.CharacterPicked, v: int | None) -> str:
+    what = f"the {name(e.character)}" if e.character else "a character"
+    return f"{who(e.seat, v)} picked {what}{_auto(e)}."
+
+
+def _committed(e: E.TercioCommitted, v: int | None) -> str:
+    what = plural(e.count, "tercio") if e.count is not None else "tercios in secret"
+    return f"{who(e.seat, v)} committed {what} to the war."
+
+
+def _estate(e: E.EstateTaken, v: int | None) -> str:
+    what = f"the {name(e.estate)} estate" if e.estate else "an estate"
+    return f"{who(e.seat, v)} took {what}."
+
+
+def _per_seat(values: list[int], v: int | None, unit: str) -> str:
+    return ", ".join(f"{who(s, v, False)} {n} {unit}" for s, n in enumerate(values) if n) or "none"
+
+
+LINES: dict[type, Callable[[Any, int | None], str]] = {
+    E.PeerTrackSet: lambda e, v: f"Peer track order: {seats(e.order, v)}.",
+    E.NewWorldShuffled: lambda e, v: f"The New World stack ({e.count} tiles) was shuffled.",
+    E.EstatesShuffled: lambda e, v: "The estates were shuffled.",
+    E.NewWorldDealt: lambda e, v: f"New World tiles dealt face down to {plural(e.rows, 'row')}.",
+    E.TileTurnedUp: lambda e, v: f"Row {e.row}: {name(e.tile)} turned face up.",
+    E.TurnStarted: lambda e, v: f"Turn {e.turn} begins; acting: {seats(e.acting, v)}.",
+    E.ExplorationRefilled: lambda e, v: f"Row {e.row} refilled with {name(e.tile)}.",
+    E.ReactivationAnswered: lambda e, v: (
+        f"{who(e.seat, v)} "
+        + ("reactivated" if e.accept else "declined to reactivate")
+        + " tercios."
+    ),
+    E.WarDiceRolled: lambda e, v: f"War dice rolled {listing(e.dice)}: war level {e.level}.",
+    E.CharactersShuffled: lambda e, v: "The characters were shuffled; one is set aside.",
+    E.CharacterPicked: _picked,
+    E.CharactersRevealed: lambda e, v: (
+        "Characters revealed: "
+        + "; ".join(f"{who(s, v, False)} {listing(p)}" for s, p in enumerate(e.picks))
+        + "."
+    ),
+    E.SecretaryBonus: lambda e, v: f"{who(e.seat, v)} gained {e.gp} GP (secretary of state).",
+    E.ViceroyIncome: lambda e, v: (
+        f"{who(e.seat, v)} collected " + f"{plural(e.ducats, 'ducat')} (viceroy)."
+    ),
+    E.PeerIncome: lambda e, v: (
+        "Peer income: "
+        + listing(
+            x for x in (_per_seat(e.ducats, v, "ducats"), _per_seat(e.gp, v, "GP")) if x != "none"
+        )
+        + "."
+    ),
+    E.BullAnswered: lambda e, v: (
+        f"{who(e.seat, v)} "
+        + ("accepted" if e.accept else "declined")
+        + " a bull"
+        + (
+            f" (the cardinal's {who(e.cardinal, v, False)} paid a ducat)."
+            if e.cardinal is not None
+            else "."
+        )
+    ),
+    E.BlueColonyPlaced: lambda e, v: f"The {name(e.tile)} is placed on colony space {e.space}.",
+    E.CommitmentsOpened: lambda e, v: f"War commitments open for {seats(e.asked, v)}.",
+    E.TercioCommitted: _committed,
+    E.WarPlaced: lambda e, v: (
+        "Tercios revealed: "
+        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.counts))
+        + f"; on the war spaces: {seats(e.placed, v)}."
+    ),
+    E.CharacterActionTaken: lambda e, v: _action(
+        e, v, f"used the {name(e.character)} (action {e.action})"
+    ),
+    E.CharacterPassed: lambda e, v: (
+        f"{who(e.seat, v)} passed with the " + f"{name(e.character)}{_auto(e)}."
+    ),
+    E.CommonActionTaken: lambda e, v: _action(e, v, f"took the common action {name(e.action)}"),
+    E.TileExplored: lambda e, v: (
+        f"{who(e.seat, v)} explored row {e.row}: {name(e.tile)}"
+        + (" (from the stack)." if e.from_stack else ".")
+    ),
+    E.EstateTaken: _estate,
+    E.EstateDiscarded: lambda e, v: f"{who(e.seat, v)} discarded the {name(e.estate)} estate.",
+    E.NativesResolved: lambda e, v: (
+        f"{who(e.seat, v)} dealt with natives: " + f"{name(e.method)}{_auto(e)}."
+    ),
+    E.ColonyResolved: lambda e, v: (
+        f"{who(e.seat, v)} "
+        + ("placed a house in the colony." if e.place_house else "placed no house.")
+    ),
+    E.LevyResolved: lambda e, v: (
+        f"{who(e.seat, v)} "
+        + ("paid the levy" if e.pay else "did not pay the levy")
+        + f"{_auto(e)}."
+    ),
+    E.RaidResolved: lambda e, v: (
+        f"{who(e.seat, v)} answered the raid: {name(e.choice)}" + f"{_auto(e)}."
+    ),
+    E.RoundEnded: lambda e, v: f"{who(e.seat, v)} ended the round{_auto(e)}.",
+    E.WarResolved: lambda e, v: (
+        ("The war is won" if e.won else "The war is lost") + f"; {_per_seat(e.gp, v, 'GP')}."
+    ),
+    E.NativesAttacked: lambda e, v: (
+        f"Natives attacked row {e.row}; " + f"{who(e.seat, v, False)} lost a house."
+    ),
+    E.GoodShipped: lambda e, v: f"{name(e.tile)} from row {e.row} went to the {name(e.to)}.",
+    E.CrownHoarded: lambda e, v: (
+        f"The crown hoarded; set aside {name(e.set_aside)}, "
+        + f"leftovers {listing(e.leftovers)}, removed {listing(e.removed)}."
+    ),
+    E.TurnEnded: lambda e, v: f"Turn {e.turn} ends.",
+    E.GameEnded: lambda e, v: (
+        "Game over. Scores: "
+        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.scores))
+        + "."
+    ),
+}
+
+
+def describe(event: Any, seat: int | None) -> str:
+    shown = redact(event, seat)
+    return polish(LINES[type(shown)](shown, seat))

@@ -1,0 +1,51 @@
+"""Readable lines for the service's own events (a seat taken, the game finished...), the
+counterpart of each game's `describe` for its rules events. Plain text; never the seed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.fold import (
+    GAME_ABORTED,
+    GAME_CREATED,
+    GAME_FINISHED,
+    REMATCH_ACCEPTED,
+    REMATCH_OFFERED,
+    SEAT_FORFEITED,
+    SEAT_LEFT,
+    SEAT_TAKEN,
+    TIMED_OUT,
+)
+
+
+def _who(seat: Any, viewer: int | None) -> str:
+    return f"Seat {seat}" + (" (you)" if isinstance(seat, int) and seat == viewer else "")
+
+
+def service_line(kind: str, data: Any, viewer: int | None) -> str:
+    d = data if isinstance(data, dict) else {}
+    seat = d.get("seat")
+    if kind == GAME_CREATED:
+        return f"Game of {d.get('game', '?')} created for {d.get('seats', '?')} seats."
+    if kind == SEAT_TAKEN:
+        taker = d.get("name") or (f"bot {d['bot']}" if d.get("bot") else "a player")
+        return f"{_who(seat, viewer)} taken by {taker}."
+    if kind == SEAT_LEFT:
+        return f"{_who(seat, viewer)} is free again."
+    if kind == TIMED_OUT:
+        return f"{_who(seat, viewer)} ran out of time."
+    if kind == SEAT_FORFEITED:
+        reason, bot = d.get("reason", "?"), d.get("bot")
+        return f"{_who(seat, viewer)} forfeited ({reason}); bot {bot} plays it."
+    if kind == GAME_FINISHED:
+        result = d.get("result") or {}
+        scores = result.get("scores") or []
+        listed = ", ".join(f"{_who(s, viewer).lower()} {n}" for s, n in enumerate(scores))
+        return "Game finished" + (f": {listed}." if listed else ".") + " The seed is revealed."
+    if kind == GAME_ABORTED:
+        return "Game aborted. The seed is revealed."
+    if kind == REMATCH_OFFERED:
+        return f"{_who(d.get('by'), viewer)} offered a rematch."
+    if kind == REMATCH_ACCEPTED:
+        return f"{_who(seat, viewer)} accepted the rematch."
+    return kind.replace("_", " ").capitalize() + "."
