@@ -50,7 +50,7 @@ def test_one_changed_byte_is_named(
         text = bytes(state)
         # a byte inside the event's own data (the record still parses), or any byte at all,
         # which may leave the record unreadable
-        at = _inside_data(text) if where == "data" else rng.randrange(len(text))
+        at = inside_data(text) if where == "data" else rng.randrange(len(text))
         changed = text[:at] + bytes([text[at] ^ 1]) + text[at + 1 :]
         conn.execute(
             f"UPDATE {table} SET state = %s WHERE originator_id = %s AND originator_version = %s",
@@ -70,7 +70,7 @@ def test_one_changed_byte_is_named(
     assert report["first_broken_version"] == version
 
 
-def _inside_data(text: bytes) -> int:
+def inside_data(text: bytes) -> int:
     """Where to flip the lowest bit of a byte of the event's own data so that the record
     still parses: a digit of its JSON, or in a packed record (service/store.py) the first
     value of the data's map when it is a small integer or a string, else a letter of its
