@@ -286,7 +286,8 @@ def test_a_tournament_export_verifies_against_its_games(
     finished = next(
         i for i, x in enumerate(tampered) if x.get("type") == "tournament_table_finished"
     )
-    tampered[finished]["data"] = {**tampered[finished]["data"], "ranks": [4, 3, 2, 1]}
+    ranks = tampered[finished]["data"]["ranks"]
+    tampered[finished]["data"] = {**tampered[finished]["data"], "ranks": [r + 1 for r in ranks]}
     report = verify_tournament(tampered, exports)
     assert (
         not report["verified"] and report["first_broken_version"] == tampered[finished]["version"]
