@@ -3,7 +3,7 @@ event. Nothing here knows any game; the lines are text (the page escapes them)."
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 
@@ -35,6 +35,27 @@ def amounts(mapping: Mapping[str, Any]) -> str:
 
 def seats(xs: Iterable[Any], viewer: int | None) -> str:
     return listing(who(s, viewer, capital=False) for s in xs)
+
+
+def by_seat(values: Iterable[Any], viewer: int | None) -> str:
+    """[3, 5] -> "you 3, seat 1 5" (for seat 0's viewer)."""
+    return ", ".join(f"{who(s, viewer, False)} {x}" for s, x in enumerate(values))
+
+
+def game_over(scores: Iterable[Any], viewer: int | None, what: str = "Scores") -> str:
+    return f"Game over. {what}: {by_seat(scores, viewer)}."
+
+
+def described(
+    lines: Mapping[type, Callable[[Any, int | None], str]],
+    redact: Callable[[Any, int | None], Any],
+    event: Any,
+    seat: int | None,
+) -> str:
+    """A game's `describe`: the line of the event as the game redacts it for `seat`, so a
+    line can never tell what the seat may not see."""
+    shown = redact(event, seat)
+    return polish(lines[type(shown)](shown, seat))
 
 
 def plural(n: Any, word: str) -> str:

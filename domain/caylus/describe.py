@@ -8,7 +8,7 @@ from typing import Any
 
 from domain.caylus import events as E
 from domain.caylus.view import redact
-from domain.narrate import listing, name, plural, polish, seats, who
+from domain.narrate import described, game_over, listing, name, plural, seats, who
 
 ROWS = {"a": "prestige", "b": "deniers", "c": "resources", "d": "buildings"}
 SECTIONS = {0: "dungeon", 1: "walls", 2: "towers"}
@@ -142,14 +142,9 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     ),
     E.SectionClosed: lambda e, v: f"The {_section(e.section)} section is closed.",
     E.TurnEnded: lambda e, v: f"Turn {e.turn} ends; next order {seats(e.order, v)}.",
-    E.GameEnded: lambda e, v: (
-        "Game over. Prestige: "
-        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.scores))
-        + "."
-    ),
+    E.GameEnded: lambda e, v: game_over(e.scores, v, "Prestige"),
 }
 
 
 def describe(event: Any, seat: int | None) -> str:
-    shown = redact(event, seat)
-    return polish(LINES[type(shown)](shown, seat))
+    return described(LINES, redact, event, seat)

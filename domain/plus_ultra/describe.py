@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.narrate import listing, name, plural, polish, seats, who
+from domain.narrate import by_seat, described, game_over, listing, name, plural, seats, who
 from domain.plus_ultra import events as E
 from domain.plus_ultra.view import redact
 
@@ -98,9 +98,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.CommitmentsOpened: lambda e, v: f"War commitments open for {seats(e.asked, v)}.",
     E.TercioCommitted: _committed,
     E.WarPlaced: lambda e, v: (
-        "Tercios revealed: "
-        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.counts))
-        + f"; on the war spaces: {seats(e.placed, v)}."
+        "Tercios revealed: " + by_seat(e.counts, v) + f"; on the war spaces: {seats(e.placed, v)}."
     ),
     E.CharacterActionTaken: lambda e, v: _action(
         e, v, f"used the {name(e.character)} (action {e.action})"
@@ -143,14 +141,9 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         + f"leftovers {listing(e.leftovers)}, removed {listing(e.removed)}."
     ),
     E.TurnEnded: lambda e, v: f"Turn {e.turn} ends.",
-    E.GameEnded: lambda e, v: (
-        "Game over. Scores: "
-        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.scores))
-        + "."
-    ),
+    E.GameEnded: lambda e, v: game_over(e.scores, v),
 }
 
 
 def describe(event: Any, seat: int | None) -> str:
-    shown = redact(event, seat)
-    return polish(LINES[type(shown)](shown, seat))
+    return described(LINES, redact, event, seat)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.narrate import amounts, listing, name, plural, polish, seats, who
+from domain.narrate import amounts, by_seat, described, game_over, listing, name, plural, seats, who
 from domain.puerto_rico import events as E
 from domain.puerto_rico.view import redact
 
@@ -78,11 +78,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.HaciendaPlaced: _hacienda_placed,
     E.Settled: _settled,
     E.Passed: lambda e, v: f"{who(e.seat, v)} passed ({name(e.step)}).",
-    E.ColonistsDistributed: lambda e, v: (
-        "Colonists handed out: "
-        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.counts))
-        + "."
-    ),
+    E.ColonistsDistributed: lambda e, v: "Colonists handed out: " + by_seat(e.counts, v) + ".",
     E.ColonistsPlaced: lambda e, v: (
         f"{who(e.seat, v)} placed colonists"
         + (f" (+{e.privilege} mayor's privilege)" if e.privilege else "")
@@ -131,14 +127,9 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.RoundEnded: lambda e, v: (
         "Round over" + (f"; bonus doubloons on {listing(e.bonus)}." if e.bonus else ".")
     ),
-    E.GameEnded: lambda e, v: (
-        "Game over. Scores: "
-        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.scores))
-        + "."
-    ),
+    E.GameEnded: lambda e, v: game_over(e.scores, v),
 }
 
 
 def describe(event: Any, seat: int | None) -> str:
-    shown = redact(event, seat)
-    return polish(LINES[type(shown)](shown, seat))
+    return described(LINES, redact, event, seat)

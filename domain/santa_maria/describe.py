@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.narrate import amounts, listing, name, plural, polish, seats, who
+from domain.narrate import amounts, by_seat, described, game_over, listing, name, plural, seats, who
 from domain.santa_maria import events as E
 from domain.santa_maria.view import redact
 
@@ -36,11 +36,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         + (f"; leaving the game: {listing(e.discarded)}." if e.discarded else ".")
     ),
     E.WhiteDiceRolled: lambda e, v: f"Year {e.year} white dice: {listing(e.faces)}.",
-    E.ColoniesDealt: lambda e, v: (
-        "Colony boards: "
-        + ", ".join(f"{who(s, v, False)} {name(b)}" for s, b in enumerate(e.boards))
-        + "."
-    ),
+    E.ColoniesDealt: lambda e, v: "Colony boards: " + by_seat([name(b) for b in e.boards], v) + ".",
     E.DraftStarted: lambda e, v: f"Colony draft order: {seats(e.order, v)}.",
     E.ColonyChosen: lambda e, v: f"{who(e.seat, v)} chose the {name(e.board)} colony.",
     E.StartingGoodsGiven: lambda e, v: (
@@ -133,19 +129,12 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         + (f"; {who(e.next, v, False)} is next." if e.next >= 0 else "; the year ends.")
     ),
     E.ConquistadorScored: lambda e, v: (
-        f"Year {e.year} conquistadors: "
-        + ", ".join(f"{who(s, v, False)} {p}" for s, p in enumerate(e.points))
-        + " points."
+        f"Year {e.year} conquistadors: " + by_seat(e.points, v) + " points."
     ),
     E.YearCleanedUp: lambda e, v: f"Year {e.year} ends.",
-    E.GameEnded: lambda e, v: (
-        "Game over. Scores: "
-        + ", ".join(f"{who(s, v, False)} {n}" for s, n in enumerate(e.scores))
-        + "."
-    ),
+    E.GameEnded: lambda e, v: game_over(e.scores, v),
 }
 
 
 def describe(event: Any, seat: int | None) -> str:
-    shown = redact(event, seat)
-    return polish(LINES[type(shown)](shown, seat))
+    return described(LINES, redact, event, seat)
