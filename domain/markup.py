@@ -116,6 +116,26 @@ def track(caption: str, length: int, marks: Mapping[int, list[str]], start: int 
     )
 
 
+class Board:
+    """One rendering's bookkeeping: the viewer, the view keys its parts show, and the
+    fragment they make (`html`, which adds what no part showed)."""
+
+    def __init__(self, game: str, view: Mapping[str, Any], shown: Iterable[str] = ()) -> None:
+        self.game, self.view, self.me = game, view, view.get("viewer")
+        self.shown: set[str] = set(shown)
+
+    def part(self, keys: str, title: str, body: str, css: str = "") -> str:
+        """A section showing the view keys `keys` (space-separated)."""
+        self.shown.update(keys.split())
+        return section(keys, title, body, css)
+
+    def seats(self, xs: Any) -> str:
+        return ", ".join(seat_name(s, self.me) for s in xs or []) or "nobody"
+
+    def html(self, parts: list[str]) -> str:
+        return board(self.game, self.view, parts, self.shown)
+
+
 def board(game: str, view: Mapping[str, Any], parts: list[str], shown: set[str]) -> str:
     """The whole fragment: the game's parts, then any view key no part showed (so every part
     of a view is visible somewhere, even one a renderer does not know yet)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.markup import board, chip, counts, esc, facts, section, table, value, words
+from domain.markup import Board, chip, counts, esc, facts, table, value, words
 from domain.markup import seat_name as who
 
 CUBES = {"F": "food", "W": "wood", "S": "stone", "C": "cloth", "G": "gold"}
@@ -16,15 +16,8 @@ CASTLE = ["dungeon", "walls", "towers"]
 
 
 def render(view: Mapping[str, Any]) -> str:
-    me = view.get("viewer")
-    shown: set[str] = set()
-
-    def part(keys: str, title: str, body: str, css: str = "") -> str:
-        shown.update(keys.split())
-        return section(keys, title, body, css)
-
-    def seats(xs: Any) -> str:
-        return ", ".join(who(s, me) for s in xs or []) or "nobody"
+    drawn = Board("caylus", view)
+    me, part, seats = drawn.me, drawn.part, drawn.seats
 
     def opt(s: Any) -> str:
         return who(s, me) if s is not None else '<span class="empty">free</span>'
@@ -178,4 +171,4 @@ def render(view: Mapping[str, Any]) -> str:
             " ".join(chip(t, "tile") for t in view.get("stock", [])) or "empty",
         )
     )
-    return board("caylus", view, parts, shown)
+    return drawn.html(parts)

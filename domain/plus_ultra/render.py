@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.markup import (
-    board,
+    Board,
     chip,
     chips,
     esc,
@@ -31,15 +31,8 @@ def _maybe(items: Any) -> str:
 
 
 def render(view: Mapping[str, Any]) -> str:
-    me = view.get("viewer")
-    shown: set[str] = set()
-
-    def part(keys: str, title: str, body: str, css: str = "") -> str:
-        shown.update(keys.split())
-        return section(keys, title, body, css)
-
-    def seats(xs: Any) -> str:
-        return ", ".join(who(s, me) for s in xs or []) or "nobody"
+    drawn = Board("plus-ultra", view)
+    me, part, seats, shown = drawn.me, drawn.part, drawn.seats, drawn.shown
 
     parts = [
         part(
@@ -242,4 +235,4 @@ def render(view: Mapping[str, Any]) -> str:
     if view.get("result"):
         parts.append(part("result", "Result", value(view.get("result"))))
     shown.add("result")
-    return board("plus-ultra", view, parts, shown)
+    return drawn.html(parts)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.markup import (
-    board,
+    Board,
     chip,
     chips,
     counts,
@@ -26,12 +26,8 @@ from domain.markup import seat_name as who
 
 
 def render(view: Mapping[str, Any]) -> str:
-    me = view.get("viewer")
-    shown = set()
-
-    def part(keys: str, title: str, body: str, css: str = "") -> str:
-        shown.update(keys.split())
-        return section(keys, title, body, css)
+    drawn = Board("puerto-rico", view)
+    me, part, seats, shown = drawn.me, drawn.part, drawn.seats, drawn.shown
 
     status = facts(
         [
@@ -41,7 +37,7 @@ def render(view: Mapping[str, Any]) -> str:
             ("Role in play", words(view.get("role") or "-")),
             ("Governor", who(view.get("governor"), me)),
             ("Choosing roles", who(view.get("chooser"), me)),
-            ("Awaiting", ", ".join(who(s, me) for s in view.get("awaiting", [])) or "nobody"),
+            ("Awaiting", seats(view.get("awaiting"))),
             ("Game end triggered", value(view.get("end_triggered"))),
             ("Seats", esc(view.get("seats"))),
             ("Viewer", who(me) if me is not None else "spectator"),
@@ -181,4 +177,4 @@ def render(view: Mapping[str, Any]) -> str:
             )
         )
     shown.add("scores")
-    return board("puerto-rico", view, parts, shown)
+    return drawn.html(parts)

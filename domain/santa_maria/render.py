@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.markup import (
-    board,
+    Board,
     chips,
     counts,
     esc,
@@ -66,15 +66,8 @@ def _grid(p: Mapping[str, Any], me: Any) -> str:
 
 
 def render(view: Mapping[str, Any]) -> str:
-    me = view.get("viewer")
-    shown: set[str] = {"viewer"}
-
-    def part(keys: str, title: str, body: str, css: str = "") -> str:
-        shown.update(keys.split())
-        return section(keys, title, body, css)
-
-    def seats(xs: Any) -> str:
-        return ", ".join(who(s, me) for s in xs or []) or "nobody"
+    drawn = Board("santa-maria", view, ("viewer",))
+    me, part, seats, shown = drawn.me, drawn.part, drawn.seats, drawn.shown
 
     parts = [
         part(
@@ -264,7 +257,7 @@ def render(view: Mapping[str, Any]) -> str:
         title = f"Seat {seat}" + (" (you)" if seat == me else "")
         parts.append(section(f"players.{seat}", title, body, "seat"))
     shown.add("players")
-    return board("santa-maria", view, parts, shown)
+    return drawn.html(parts)
 
 
 _SHOWN_PLAYER = {
