@@ -81,6 +81,17 @@ def decode_cursor(cursor: str, kind: bytes = _CURSOR) -> int:
     raise Problem("invalid_cursor", "the cursor is not one this API gave out")
 
 
+def page(
+    rows: list[tuple[int, bytes]], limit: int, kind: bytes = _CURSOR
+) -> tuple[list[bytes], str | None]:
+    """A page of (position, summary) rows read `limit + 1` at a time: the summaries, and
+    the cursor of the next page (None on the last one)."""
+    shown = rows[:limit]
+    return [summary for _, summary in shown], (
+        encode_cursor(shown[-1][0], kind) if len(rows) > limit else None
+    )
+
+
 @get(
     "/v1/games",
     operation_id="listGames",
@@ -102,12 +113,8 @@ def list_games(
     reads = _tabletop(request).reads
     before = decode_cursor(cursor) if cursor is not None else None
     rows = reads.list_games(game, status, player, before, limit + 1)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return GamePage(
-        games=[decode(summary) for _, summary in rows],
-        next_cursor=encode_cursor(rows[-1][0]) if more else None,
-    )
+    summaries, next_cursor = page(rows, limit)
+    return GamePage(games=[decode(summary) for summary in summaries], next_cursor=next_cursor)
 
 
 @get(

@@ -13,7 +13,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from api.errors import documented
-from api.lobby import decode_cursor, encode_cursor
+from api.lobby import decode_cursor, encode_cursor, page
 from domain.tournaments import pairing
 from domain.tournaments.standings import standings
 from projections.tournaments import TournamentSummary
@@ -247,12 +247,8 @@ def list_tournaments(
     """Tournaments newest first (from the read model: it trails by the projection lag)."""
     before = decode_cursor(cursor, _TOURNAMENTS) if cursor is not None else None
     rows = _t(request).reads.list_tournaments(status, before, limit + 1)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return TournamentPage(
-        [decode_summary(summary) for _, summary in rows],
-        encode_cursor(rows[-1][0], _TOURNAMENTS) if more else None,
-    )
+    summaries, next_cursor = page(rows, limit, _TOURNAMENTS)
+    return TournamentPage([decode_summary(summary) for summary in summaries], next_cursor)
 
 
 @get(

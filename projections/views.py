@@ -270,24 +270,31 @@ class GamesView(TrackingRecorder):
         limit: int,
     ) -> list[tuple[int, bytes]]:
         """(seq, summary JSON) newest first, created before `before` (keyset pagination)."""
-        where: list[str] = []
-        params: list[Any] = []
-        for clause, value in (
-            ("g.game = ?", game),
-            ("g.status = ?", status),
-            ("g.seq < ?", before),
-            ("EXISTS (SELECT 1 FROM {seats} s WHERE s.game_id = g.game_id AND s.player_id = ?)",
-             player),
-        ):  # fmt: skip
-            if value is not None:
-                where.append(clause)
-                params.append(value)
-        sql = "SELECT g.seq, g.summary FROM {games} g"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY g.seq DESC LIMIT ?"
+        return self._newest(
+            "SELECT g.seq, g.summary FROM {games} g",
+            (
+                ("g.game = ?", game),
+                ("g.status = ?", status),
+                ("g.seq < ?", before),
+                ("EXISTS (SELECT 1 FROM {seats} s WHERE s.game_id = g.game_id"
+                 " AND s.player_id = ?)", player),
+            ),
+            "g.seq",
+            limit,
+        )  # fmt: skip
+
+    def _newest(
+        self, select: str, filters: Sequence[tuple[str, Any]], seq: str, limit: int
+    ) -> list[tuple[int, bytes]]:
+        """(seq, summary) rows of `select` newest first, with the filters whose value is
+        given (None: no filter)."""
+        given = [(clause, value) for clause, value in filters if value is not None]
+        sql = select
+        if given:
+            sql += " WHERE " + " AND ".join(clause for clause, _ in given)
+        sql += f" ORDER BY {seq} DESC LIMIT ?"
         with self._cursor(commit=False) as c:
-            c.execute(self._sql(sql), (*params, limit))
+            c.execute(self._sql(sql), (*(value for _, value in given), limit))
             return [(int(r["seq"]), str(r["summary"]).encode()) for r in c.fetchall()]
 
     def player_stats(self, player_id: str) -> list[dict[str, Any]]:
@@ -386,17 +393,8 @@ class GamesView(TrackingRecorder):
     def list_tournaments(
         self, status: str | None, before: int | None, limit: int
     ) -> list[tuple[int, bytes]]:
-        where, params = [], []
-        for clause, value in (("status = ?", status), ("seq < ?", before)):
-            if value is not None:
-                where.append(clause)
-                params.append(value)
-        sql = "SELECT seq, summary FROM {tournaments}"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        with self._cursor(commit=False) as c:
-            c.execute(self._sql(sql + " ORDER BY seq DESC LIMIT ?"), (*params, limit))
-            return [(int(r["seq"]), str(r["summary"]).encode()) for r in c.fetchall()]
+        filters = (("status = ?", status), ("seq < ?", before))
+        return self._newest("SELECT seq, summary FROM {tournaments}", filters, "seq", limit)
 
     def running_tournaments(self) -> list[str]:
         with self._cursor(commit=False) as c:
