@@ -278,71 +278,61 @@ async def join_game(
     return _game_out(t, fold, player)
 
 
-def _lifecycle_route(path: str, operation_id: str, doc: str) -> Any:
-    """A POST on a game by a player, done in a worker thread (it may wait on the store)."""
+def _lifecycle_route(
+    path: str, operation_id: str, doc: str, write: Callable[[GameService, Player, UUID], Fold]
+) -> Any:
+    """`POST /v1/games/{id}/<path>` by a player: `write` done in a worker thread (it may
+    wait on the store), answered with the game."""
 
-    def decorate(write: Callable[[GameService], Callable[[Player, UUID], Fold]]) -> Any:
-        @post(
-            f"/v1/games/{{game_id:uuid}}/{path}",
-            operation_id=operation_id,
-            tags=["games"],
-            status_code=200,
-            security=BEARER,
-            responses=documented(400, 401, 403, 404, 409, 422),
-            description=doc,
-            sync_to_thread=True,
-        )
-        def handler(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
-            t = _app(request)
-            player = t.caller(request, required=True)
-            assert player is not None
-            return _game_out(t, write(t.games)(player, game_id), player)
+    @post(
+        f"/v1/games/{{game_id:uuid}}/{path}",
+        operation_id=operation_id,
+        tags=["games"],
+        status_code=200,
+        security=BEARER,
+        responses=documented(400, 401, 403, 404, 409, 422),
+        description=doc,
+        sync_to_thread=True,
+    )
+    def handler(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.GameOut:
+        t = _app(request)
+        player = t.caller(request, required=True)
+        assert player is not None
+        return _game_out(t, write(t.games, player, game_id), player)
 
-        return handler
-
-    return decorate
+    return handler
 
 
-@_lifecycle_route(
+resign_game = _lifecycle_route(
     "resign",
     "resignGame",
     "Resign your seat: it ranks last. A two-seat game ends at once (the other seat wins); "
     "with more seats a bot plays your seat to the end. 409 `game_over` once the game is "
     "finished or aborted, `game_not_started` before it starts (leave instead).",
+    GameService.resign,
 )
-def resign_game(games: GameService) -> Callable[[Player, UUID], Fold]:
-    return games.resign
-
-
-@_lifecycle_route(
+abort_game = _lifecycle_route(
     "abort",
     "abortGame",
     "Cancel the game (its creator only) before any player's decision: status `aborted`, "
     "no result, never rated. 409 `abort_too_late` once a player has decided.",
+    GameService.abort,
 )
-def abort_game(games: GameService) -> Callable[[Player, UUID], Fold]:
-    return games.abort
-
-
-@_lifecycle_route(
+leave_game = _lifecycle_route(
     "leave",
     "leaveGame",
     "Give up your seat in a game that has not started; the seat is free again. 409 "
     "`game_not_open` once it has started (resign instead).",
+    GameService.leave,
 )
-def leave_game(games: GameService) -> Callable[[Player, UUID], Fold]:
-    return games.leave
-
-
-@_lifecycle_route(
+rematch_game = _lifecycle_route(
     "rematch",
     "rematchGame",
     "Offer a rematch of a finished game, or accept the one offered: answers the new game "
     "(same game, options and clock; each player one seat earlier; bots accept at once). "
     "It starts when every player has accepted. 409 `game_not_finished` before the end.",
+    GameService.rematch,
 )
-def rematch_game(games: GameService) -> Callable[[Player, UUID], Fold]:
-    return games.rematch
 
 
 @get(
