@@ -20,7 +20,7 @@ from eventsourcing.persistence import OperationalError
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from service.loop_writer import KEEPALIVES
+from service.loop_writer import own_connection
 from service.pg_recorder import LockedFunctionRecorder
 from service.store import EventStoreApp
 
@@ -31,15 +31,8 @@ class Heads:
     def __init__(self, store: EventStoreApp) -> None:
         recorder = store.recorder
         assert isinstance(recorder, LockedFunctionRecorder), "heads are read on Postgres"
-        pooled = recorder.datastore.pool.kwargs
-        assert isinstance(pooled, dict)
-        self._connect_args: dict[str, Any] = {
-            **pooled,
-            **KEEPALIVES,
-            "autocommit": True,
-            "connect_timeout": 5,
-            "row_factory": tuple_row,  # the library's pool hands out dict rows
-        }
+        # the library's pool hands out dict rows
+        self._connect_args = own_connection(recorder, row_factory=tuple_row)
         self._query = SQL(
             "SELECT originator_id, MAX(originator_version) FROM {schema}.{table}"
             " WHERE originator_id = ANY(%s) GROUP BY originator_id"

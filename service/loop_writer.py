@@ -40,6 +40,14 @@ KEEPALIVES: dict[str, Any] = {
 }
 
 
+def own_connection(recorder: LockedFunctionRecorder, **extra: Any) -> dict[str, Any]:
+    """Arguments for an async connection of a process's own to the store's database (the
+    pool's, with keepalives, autocommit and a bounded connect)."""
+    pooled = recorder.datastore.pool.kwargs
+    assert isinstance(pooled, dict), "the library's pool is built from keyword arguments"
+    return {**pooled, **KEEPALIVES, "autocommit": True, "connect_timeout": 5, **extra}
+
+
 class _Pending:
     __slots__ = ("events", "future")
 
@@ -54,14 +62,7 @@ class LoopWriter:
         assert isinstance(recorder, LockedFunctionRecorder), "the loop writer is for Postgres"
         self._recorder = recorder
         self._mapper = store.mapper
-        pooled = recorder.datastore.pool.kwargs
-        assert isinstance(pooled, dict), "the library's pool is built from keyword arguments"
-        self._connect_args: dict[str, Any] = {
-            **pooled,
-            **KEEPALIVES,
-            "autocommit": True,
-            "connect_timeout": 5,
-        }
+        self._connect_args = own_connection(recorder)
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._queue: list[_Pending] = []
         self._drainer: asyncio.Task[None] | None = None
