@@ -1,4 +1,4 @@
-"""The Litestar application: API v1 of API.md.
+"""The Litestar application: API v1 (the routes are described in openapi/openapi.json).
 
 The `eventsourcing` library is synchronous, so whatever may wait on the store runs in a
 worker thread. What needs nothing from the store is answered on the event loop: reads of a
@@ -502,7 +502,7 @@ def replay(
     responses=documented(400, 401, 404, 409),
 )
 def export(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Stream:
-    """The complete log of a finished game (API.md's export format), one JSON per line."""
+    """The complete log of a finished game (docs/export-format.md), one JSON per line."""
     t = _app(request)
     lines, seed = _log_and_seed(t, game_id, None)
     return Stream(_ndjson(list(export_lines(game_id, lines, seed))), media_type=NDJSON)

@@ -1,4 +1,4 @@
-"""The `tabletop` command: serve, selfplay, verify, replay (API.md, "Command line")."""
+"""The `tabletop` command: serve, selfplay, verify, replay (README.md, "Commands")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The game contract every package under `domain/` satisfies (DESIGN.md, "the Decider shape").
+"""The game contract every package under `domain/` satisfies (docs/game-contract.md).
 
 A game is pure: no I/O, no clock, no global random. The runner (service/) owns storage,
 concurrency and the RNG, which it derives from the game's secret seed and the version, so
@@ -71,7 +71,7 @@ def rank(keys: Sequence[Any]) -> list[int]:
 
 
 class Game(Protocol[State, Options]):
-    """What the registry holds for one game. See DESIGN.md for the meaning of each call."""
+    """What the registry holds for one game. docs/game-contract.md says what each call means."""
 
     name: str  # registry name, e.g. "puerto-rico"
     title: str

@@ -89,7 +89,7 @@ def _body(state: bytes) -> Any:
 def export_lines(
     game_id: UUID, lines: list[dict[str, Any]], seed: str | None
 ) -> Iterator[dict[str, Any]]:
-    """Header, events, footer (API.md, "The export format")."""
+    """Header, events, footer (docs/export-format.md)."""
     created = lines[0].get("data") or {}
     yield {
         "format": FORMAT,

@@ -1,4 +1,4 @@
-"""The export line format and its hash chain (API.md, "The export format").
+"""The export line format and its hash chain (docs/export-format.md).
 
 Kept free of our own types so the code reads like what a third-party verifier writes.
 """

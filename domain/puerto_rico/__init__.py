@@ -1,4 +1,4 @@
-"""Puerto Rico with The New Buildings (spec /work/shared/rules/puerto-rico.md)."""
+"""Puerto Rico, with the New Buildings expansion and the official 2-player variant."""
 
 from __future__ import annotations
 

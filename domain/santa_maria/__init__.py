@@ -1,4 +1,4 @@
-"""Santa Maria (Aporta Games, 2017) for 2-4 players: rules in /work/shared/rules/santa-maria.md."""
+"""Santa Maria (Aporta Games, 2017) for 2-4 players."""
 
 from __future__ import annotations
 
