@@ -210,9 +210,10 @@ class TournamentService:
                 self._table_game(state, number, table.table, table.seats, game_id)
 
     def _result(self, number: int, table: int, game_id: UUID) -> dict[str, Any] | None:
-        if not self.games.exists(game_id):
+        try:
+            fold = self.games.get(game_id)
+        except NotFound:  # not made yet: `_create_games` makes it
             return None
-        fold = self.games.get(game_id)
         if fold.result is None:
             return None
         return {
