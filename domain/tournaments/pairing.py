@@ -27,6 +27,7 @@ from domain.tournaments.state import Tournament
 
 Pair = frozenset[str]
 MAX_PASSES = 40
+RESTARTS = 7  # further starting orders for the swaps
 
 
 def table_sizes(n: int, low: int, high: int) -> tuple[list[int], int]:
@@ -68,10 +69,12 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
     playing = [p for p in placed if p not in byes]
     met = meetings(state)
     if form == "round-robin":
-        tables = _plane(playing, sizes, len(state.rounds)) or _spread(playing, sizes, met, None)
+        tables = _plane(playing, sizes, len(state.rounds)) or _spread(
+            playing, sizes, met, None, rng
+        )
     elif form == "swiss":
         points = {line["entrant"]: line["points"] for line in standings(state)}
-        tables = _spread(playing, sizes, met, points)
+        tables = _spread(playing, sizes, met, points, rng)
     else:
         tables = _cut(playing, sizes)
     counts = seat_counts(state)
@@ -158,29 +161,47 @@ def _spread(
     sizes: list[int],
     met: Counter[Pair],
     points: dict[str, float] | None,
+    rng: random.Random,
 ) -> list[list[str]]:
     """Tables filled in order, then improved by swaps: fewer repeat meetings first, then
-    (swiss, `points` given) a smaller spread of points at each table."""
-    tables = _cut(players, sizes)
+    (swiss, `points` given) a smaller spread of points at each table. Swaps stop at a
+    local best, so they start again from a few nearby orders (neighbours swapped at random,
+    so a swiss order stays close to the standings) and the best tables are kept."""
 
     def cost(table: list[str]) -> tuple[int, float]:
         repeats = sum(met[frozenset(p)] ** 2 for p in itertools.combinations(table, 2))
         spread = max(points[e] for e in table) - min(points[e] for e in table) if points else 0
         return repeats, spread
 
-    for _ in range(MAX_PASSES):
-        improved = False
-        for a, b in itertools.combinations(range(len(tables)), 2):
-            for i, j in itertools.product(range(len(tables[a])), range(len(tables[b]))):
-                before = _add(cost(tables[a]), cost(tables[b]))
-                tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
-                if _add(cost(tables[a]), cost(tables[b])) < before:
-                    improved = True
-                else:
+    def improved(order: list[str]) -> tuple[tuple[int, float], list[list[str]]]:
+        tables = _cut(order, sizes)
+        for _ in range(MAX_PASSES):
+            better = False
+            for a, b in itertools.combinations(range(len(tables)), 2):
+                for i, j in itertools.product(range(len(tables[a])), range(len(tables[b]))):
+                    before = _add(cost(tables[a]), cost(tables[b]))
                     tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
-        if not improved:
-            break
-    return tables
+                    if _add(cost(tables[a]), cost(tables[b])) < before:
+                        better = True
+                    else:
+                        tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+            if not better:
+                break
+        total = (0, 0.0)
+        for table in tables:
+            total = _add(total, cost(table))
+        return total, tables
+
+    best = improved(players)
+    for _ in range(RESTARTS):
+        order = list(players)
+        for i in range(len(order) - 1):
+            if rng.random() < 0.5:
+                order[i], order[i + 1] = order[i + 1], order[i]
+        tried = improved(order)
+        if tried[0] < best[0]:
+            best = tried
+    return best[1]
 
 
 def _add(x: tuple[int, float], y: tuple[int, float]) -> tuple[int, float]:
