@@ -11,8 +11,10 @@
   evenly as the numbers allow.
 - knockout: the best `advance` of each table (rank, then game score) go on until one table
   is left: the final.
-- Seats: each table's entrants take the seat order that gives each of them the seat
-  positions they have held least (every order is tried; tables have at most 5 seats).
+- Seats: each table's entrants take the seat order that keeps their seat positions most
+  even (every order is tried; tables have at most 5 seats). The swaps above weigh a table
+  that no order could keep within 2 of even before anything else, since the tables of a
+  round decide which seats its entrants can get at all.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from domain.tournaments.standings import standings
 from domain.tournaments.state import Tournament
 
 Pair = frozenset[str]
+Seats = tuple[dict[str, list[int]], dict[str, int]]  # seat counts, and widest tables, per entrant
 MAX_PASSES = 40
 RESTARTS = 7  # further starting orders for the swaps
+SEAT_SPREAD = 2  # a table that would leave someone's seats further apart than this costs more
 
 
 def table_sizes(n: int, low: int, high: int) -> tuple[list[int], int]:
@@ -68,17 +72,17 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
     byes = _byes(state, placed, bye_count)
     playing = [p for p in placed if p not in byes]
     met = meetings(state)
+    seats = seat_counts(state), widest_tables(state)
     if form == "round-robin":
         tables = _plane(playing, sizes, len(state.rounds)) or _spread(
-            playing, sizes, met, None, rng
+            playing, sizes, met, None, rng, seats
         )
     elif form == "swiss":
         points = {line["entrant"]: line["points"] for line in standings(state)}
-        tables = _spread(playing, sizes, met, points, rng)
+        tables = _spread(playing, sizes, met, points, rng, seats)
     else:
         tables = _cut(playing, sizes)
-    counts = seat_counts(state)
-    return [_balanced(t, counts) for t in tables], byes
+    return [_balanced(t, seats) for t in tables], byes
 
 
 def _advancing(state: Tournament) -> list[str]:
@@ -121,31 +125,55 @@ def seat_counts(state: Tournament) -> dict[str, list[int]]:
     return counts
 
 
-def seat_spread(state: Tournament) -> int:
-    """The largest difference, over entrants, between their most and least held seat
-    among the seats of the tables they played (0 or 1 is as even as it gets)."""
-    counts = seat_counts(state)
-    widest = 0
-    for entrant, held in counts.items():
-        sizes = [len(t.seats) for r in state.rounds for t in r.tables if entrant in t.seats]
-        if sizes:
-            usable = held[: max(sizes)]
-            widest = max(widest, max(usable) - min(usable))
+def widest_tables(state: Tournament) -> dict[str, int]:
+    """The largest table each entrant has sat at (0 before its first game)."""
+    widest = dict.fromkeys(state.entrants, 0)
+    for r in state.rounds:
+        for t in r.tables:
+            for entrant in t.seats:
+                widest[entrant] = max(widest[entrant], len(t.seats))
     return widest
 
 
-def _balanced(table: list[str], counts: dict[str, list[int]]) -> list[str]:
-    """The seat order that gives each entrant the seats it has held least; the counts
-    are updated with it."""
+def seat_spread(state: Tournament) -> int:
+    """The largest difference, over entrants, between their most and least held seat
+    among the seats of the tables they played (0 or 1 is as even as it gets)."""
+    counts, widest = seat_counts(state), widest_tables(state)
+    return max((_spread_of(counts[e][: widest[e]]) for e in counts if widest[e]), default=0)
 
-    def cost(order: tuple[str, ...]) -> tuple[int, int]:
-        held = [counts[e][s] for s, e in enumerate(order)]
-        return sum(h * h for h in held), max(held)
 
-    best = min(itertools.permutations(table), key=cost)
+def _spread_of(held: list[int]) -> int:
+    return max(held) - min(held)
+
+
+def _balanced(table: list[str], seats: Seats) -> list[str]:
+    """The table's seat order by `_seat_order`; the seat counts are updated with it."""
+    best = _seat_order(table, seats)[0]
+    counts, widest = seats
     for seat, entrant in enumerate(best):
         counts[entrant][seat] += 1
-    return list(best)
+        widest[entrant] = max(widest[entrant], len(table))
+    return best
+
+
+def _seat_order(table: list[str], seats: Seats) -> tuple[list[str], tuple[int, int, int]]:
+    """The seat order that keeps each entrant's seats most even, and its cost: first the
+    widest spread any of them would have (over the seats of the largest table it has sat
+    at), then the seats they have held least (every order is tried: at most 5 seats)."""
+    counts, widest = seats
+
+    def spread(entrant: str, seat: int) -> int:
+        held = list(counts[entrant])
+        held[seat] += 1
+        return _spread_of(held[: max(len(table), widest[entrant])])
+
+    def cost(order: tuple[str, ...]) -> tuple[int, int, int]:
+        spreads = [spread(e, s) for s, e in enumerate(order)]
+        held = [counts[e][s] for s, e in enumerate(order)]
+        return max(spreads), sum(d * d for d in spreads), sum(h * h for h in held)
+
+    best = min(itertools.permutations(table), key=cost)
+    return list(best), cost(best)
 
 
 def _cut(players: list[str], sizes: list[int]) -> list[list[str]]:
@@ -162,18 +190,29 @@ def _spread(
     met: Counter[Pair],
     points: dict[str, float] | None,
     rng: random.Random,
+    seating: Seats,
 ) -> list[list[str]]:
     """Tables filled in order, then improved by swaps: fewer repeat meetings first, then
     (swiss, `points` given) a smaller spread of points at each table. Swaps stop at a
     local best, so they start again from a few nearby orders (neighbours swapped at random,
     so a swiss order stays close to the standings) and the best tables are kept."""
 
-    def cost(table: list[str]) -> tuple[int, float]:
-        repeats = sum(met[frozenset(p)] ** 2 for p in itertools.combinations(table, 2))
-        spread = max(points[e] for e in table) - min(points[e] for e in table) if points else 0
-        return repeats, spread
+    seats: dict[frozenset[str], int] = {}
 
-    def improved(order: list[str]) -> tuple[tuple[int, float], list[list[str]]]:
+    def cost(table: list[str]) -> tuple[int, int, float]:
+        repeats = sum(met[frozenset(p)] ** 2 for p in itertools.combinations(table, 2))
+        key = frozenset(table)
+        if key not in seats:  # a table whose seats cannot stay even costs more
+            counts, widest = seating  # one more game widens a spread by at most 1
+            tight = any(
+                _spread_of(counts[e][: max(len(table), widest[e])]) >= SEAT_SPREAD for e in table
+            )
+            over = _seat_order(table, seating)[1][0] - SEAT_SPREAD if tight else 0
+            seats[key] = max(0, over)
+        spread = max(points[e] for e in table) - min(points[e] for e in table) if points else 0
+        return seats[key], repeats, spread
+
+    def improved(order: list[str]) -> tuple[tuple[int, int, float], list[list[str]]]:
         tables = _cut(order, sizes)
         for _ in range(MAX_PASSES):
             better = False
@@ -187,7 +226,7 @@ def _spread(
                         tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
             if not better:
                 break
-        total = (0, 0.0)
+        total: tuple[int, int, float] = (0, 0, 0.0)
         for table in tables:
             total = _add(total, cost(table))
         return total, tables
@@ -204,8 +243,8 @@ def _spread(
     return best[1]
 
 
-def _add(x: tuple[int, float], y: tuple[int, float]) -> tuple[int, float]:
-    return x[0] + y[0], x[1] + y[1]
+def _add(x: tuple[int, int, float], y: tuple[int, int, float]) -> tuple[int, int, float]:
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2]
 
 
 # ---- round-robin on an affine plane --------------------------------------------------------
