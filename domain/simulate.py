@@ -1,16 +1,20 @@
 """Pure in-memory play loop: bots play a whole game, no store. Used by selfplay, property
-tests and bot evaluations. Versions here count domain events only (the service's versions also
-count its own events), which changes the random stream but not its determinism."""
+tests, bot evaluations and benchmarks.
+
+One random generator per game, seeded from the game's seed, serves the rules and every bot
+in turn: the same seed plays the same game. It is not the hosted games' stream (the service
+draws from `rng_for(seed, version)` at each version, for audits), and nothing stored depends
+on this one, so a game played here cannot be compared with a hosted game of the same seed."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
 from domain.contract import Bot, Game, Result, SeatInfo
-from domain.randomness import rng_for
 
 
 class Played(msgspec.Struct, kw_only=True):
@@ -37,6 +41,7 @@ def play(
     """
     seats = len(bots)
     game.validate_options(options, seats)
+    rng = random.Random(seed)
     state = game.initial(options, seats)
     events: list[Any] = []
 
@@ -48,7 +53,7 @@ def play(
             if on_event is not None:
                 on_event(state, event)
 
-    apply(game.setup(options, seats, rng_for(seed, 0)))
+    apply(game.setup(options, seats, rng))
     moves = 0
     while game.result(state) is None:
         awaited = game.awaiting(state)
@@ -58,9 +63,13 @@ def play(
             raise RuntimeError(f"{game.name}: no end after {max_moves} moves")
         seat = awaited[0]
         info = SeatInfo.of(game, state, seat)  # the bot never holds the true state
-        command = bots[seat](game, info, rng_for(seed, len(events), f"bot{seat}"))
+        command = bots[seat](game, info, rng)
         if on_decision is not None:
             on_decision(state, seat, command)
-        apply(game.decide(state, seat, command, rng_for(seed, len(events))))
+        if on_event is None:  # the state `decide` evolved, not every event applied again
+            new, state = game.decide_evolve(state, seat, command, rng)
+            events.extend(new)
+        else:
+            apply(game.decide(state, seat, command, rng))
         moves += 1
     return Played(state=state, events=events, result=game.result(state), moves=moves)

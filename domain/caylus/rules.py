@@ -910,6 +910,11 @@ def normalize(c: Any) -> Any:
 
 
 def decide(st: CaylusState, seat: int, command: Any) -> list[Any]:
+    return decide_evolve(st, seat, command)[0]
+
+
+def decide_evolve(st: CaylusState, seat: int, command: Any) -> tuple[list[Any], CaylusState]:
+    """The events of `command` and the working copy they were applied to."""
     if st.phase == 8:
         raise illegal("game_over", "the game is over")
     dec = decision(st)
@@ -934,7 +939,7 @@ def decide(st: CaylusState, seat: int, command: Any) -> list[Any]:
     for e in out:
         evolve(work, e)
     advance(work, out)
-    return out
+    return out, work
 
 
 def diagnose(st: CaylusState, seat: int, kind: str, c: Any) -> RuleError:

@@ -419,6 +419,13 @@ COMMAND_TYPES = (
 
 
 def decide(state: State, seat: int, command: Any, rng: random.Random) -> list[Any]:
+    return decide_evolve(state, seat, command, rng)[0]
+
+
+def decide_evolve(
+    state: State, seat: int, command: Any, rng: random.Random
+) -> tuple[list[Any], State]:
+    """The events of `command` and the clone they were applied to."""
     if state.phase == "over":
         raise illegal("game_over", "the game is over")
     if not isinstance(command, COMMAND_TYPES):
@@ -440,7 +447,7 @@ def decide(state: State, seat: int, command: Any, rng: random.Random) -> list[An
     emit = _Emitter(st)
     apply_command(st, seat, command, emit)
     advance(st, rng, emit)
-    return emit.events
+    return emit.events, st
 
 
 def diagnose(st: State, seat: int, cmd: Any, legal: list[Any]) -> RuleError:
