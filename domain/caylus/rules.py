@@ -129,11 +129,10 @@ def tile_pp(st: CaylusState, tile: str) -> int:
 
 
 def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> list[int | str]:
-    out: list[int | str] = []
     tiles, workers = st.tiles, st.workers
-    for s in data.ROAD_SPACES:
-        if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
-            out.append(s)
+    out: list[int | str] = [
+        s for s in data.ROAD_SPACES if workers[s] < 0 and _WORKABLE.get(tiles[s], False)
+    ]
     if not for_gate and st.gate < 0:
         out.append("gate")
     if st.trading_post < 0:

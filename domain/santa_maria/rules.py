@@ -922,25 +922,32 @@ def free_actions(s: SantaMariaState, p: PlayerState) -> list[Any]:
 
 def expand_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
     out: list[Any] = []
+    payments_by_kind: dict[str, list[list[str]]] = {}  # the cost depends on the kind only
+    cells_by_shape: dict[str, list[list[list[int]]]] = {}
     for tile in s.display_doubles + s.display_triples:
-        payments = expansion_payments(p, expansion_cost(p, tile))
+        kind = data.tile_kind(tile)
+        if kind not in payments_by_kind:
+            payments_by_kind[kind] = expansion_payments(p, expansion_cost(p, tile))
+        payments = payments_by_kind[kind]
         if not payments:
             continue
-        for pl in legal_placements(p, tile):
-            cells = [CELL_RC[i] for i in pl]
+        shape = data.TILES[tile][0]
+        if shape not in cells_by_shape:
+            placements = legal_placements(p, tile)
+            cells_by_shape[shape] = [[CELL_RC[i] for i in pl] for pl in placements]
+        for cells in cells_by_shape[shape]:
             out.extend(cmd.Expand(tile=tile, cells=cells, gold_for=g) for g in payments)
     return out
 
 
 def activation_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
     out: list[Any] = []
-    price = coin_activation_price(p)
-    if p.coins >= price:
+    free = [unoccupied_building(p, i) for i in range(36)]
+    if p.coins >= coin_activation_price(p):
         for i in range(36):
-            if unoccupied_building(p, i):  # listing order: row by row
+            if free[i]:  # listing order: row by row
                 r, c = CELL_RC[i]
                 out.append(cmd.ActivateBuilding(row=r, col=c))
-    free = [unoccupied_building(p, i) for i in range(36)]
     if p.white_taken < white_cap(p) and s.white_pool:
         columns = [v for v in range(1, 7) if any(free[i] for i in COLUMNS[v - 1])]
         for face in sorted(set(s.white_pool)):
