@@ -149,7 +149,7 @@ def load() -> list[Entry]:
 
 def main(argv: list[str]) -> None:
     count = int(argv[0]) if argv else GAMES_PER_CONFIG
-    entries = []
+    entries: list[Entry] = []
     for name, seats, bot in configs():
         print(f"{name} {seats} {bot}", file=sys.stderr, flush=True)
         entries.extend(record_one(name, seats, bot, i) for i in range(count))
