@@ -97,6 +97,15 @@ class Game(Protocol[State, Options]):
         Never raises anything but RuleError for any well-typed command from any seat.
         """
 
+    def decide_evolve(
+        self, state: State, seat: int, command: Any, rng: random.Random
+    ) -> tuple[list[Any], State]:
+        """`decide`, and the state after its events: the copy `decide` already evolved while
+        it computed the follow-ups, handed back instead of applying every event again. Same
+        events, same draws from `rng`; `state` is left as it was, but the new state may share
+        with it the parts the command left alone, so evolve at most one of the two in place
+        (or `clone` first)."""
+
     def evolve(self, state: State, event: Any) -> State:
         """Apply one event and return the new state. May mutate `state` in place (replay
         speed); callers that keep a state `clone` it first. `decide` never mutates its state
@@ -105,8 +114,9 @@ class Game(Protocol[State, Options]):
     def clone(self, state: State) -> State:
         """An independent deep copy (`deep_clone` unless the game has something faster)."""
 
-    def legal_commands(self, state: State, seat: int) -> list[Any]:
-        """Every command `decide` accepts from `seat` now, and nothing else."""
+    def legal_commands(self, state: State, seat: int) -> Sequence[Any]:
+        """Every command `decide` accepts from `seat` now, and nothing else. A sequence, not
+        always a list: a game may list a huge set lazily (Puerto Rico's mayor layouts)."""
 
     def awaiting(self, state: State) -> list[int]:
         """Seats whose decision the game waits for (several for simultaneous choices)."""
@@ -138,6 +148,18 @@ class Game(Protocol[State, Options]):
         fragment out, every text escaped. Pure; shows only what the view holds."""
 
 
+def decide_then_evolve(
+    game: Game[State, Any], state: State, seat: int, command: Any, rng: random.Random
+) -> tuple[list[Any], State]:
+    """`decide_evolve` for a game with nothing faster: `decide`, then its events applied to
+    a clone."""
+    events = game.decide(state, seat, command, rng)
+    after = game.clone(state)
+    for event in events:
+        after = game.evolve(after, event)
+    return events, after
+
+
 def deep_clone(state: State) -> State:
     """Deep copy through pickle: the fastest generic copy of plain Struct/list/dict trees."""
     return pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[no-any-return]
@@ -159,7 +181,7 @@ class SeatInfo:
         self,
         game: Game[Any, Any],
         seat: int,
-        legal: list[Any],
+        legal: Sequence[Any],
         view: Callable[[], msgspec.Struct],
         sample: Callable[[random.Random], Any],
     ) -> None:
@@ -171,8 +193,9 @@ class SeatInfo:
 
     @property
     def legal(self) -> list[Any]:
-        """Every command the seat may send now (a list the bot must not mutate)."""
-        return self._legal
+        """Every command the seat may send now, which the bot must not mutate. A sequence
+        (`legal_commands`), typed as a list until every bot accepts a `Sequence`."""
+        return self._legal  # type: ignore[return-value]
 
     @property
     def view(self) -> msgspec.Struct:

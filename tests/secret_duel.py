@@ -15,7 +15,15 @@ from typing import Any
 
 import msgspec
 
-from domain.contract import Result, RuleError, deep_clone, illegal, not_your_turn, rank
+from domain.contract import (
+    Result,
+    RuleError,
+    decide_then_evolve,
+    deep_clone,
+    illegal,
+    not_your_turn,
+    rank,
+)
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -135,6 +143,11 @@ class SecretDuel:
 
     def clone(self, state: State) -> State:
         return deep_clone(state)
+
+    def decide_evolve(
+        self, state: State, seat: int, command: Any, rng: random.Random
+    ) -> tuple[list[Any], State]:
+        return decide_then_evolve(self, state, seat, command, rng)
 
     def awaiting(self, state: State) -> list[int]:
         if state.phase == "commit":

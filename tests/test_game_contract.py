@@ -55,6 +55,12 @@ def _check_one_game(game: Game[Any, Any], seats: int, seed: bytes, where: str) -
                 first = game.decide(state, seat, listed, rng_for(seed, version))
                 again = game.decide(state, seat, listed, rng_for(seed, version))
                 assert _builtins(first) == _builtins(again), f"{where}: decide is not pure"
+                events, after = game.decide_evolve(state, seat, listed, rng_for(seed, version))
+                assert _builtins(events) == _builtins(first), f"{where}: decide_evolve differs"
+                evolved = game.clone(state)
+                for event in first:
+                    evolved = game.evolve(evolved, event)
+                assert _builtins(after) == _builtins(evolved), f"{where}: not the evolved state"
             assert _builtins(state) == before, f"{where}: decide mutated the state"
             for other in range(seats):
                 if other not in game.awaiting(state):
@@ -89,6 +95,10 @@ def _check_one_game(game: Game[Any, Any], seats: int, seed: bytes, where: str) -
     for event in played.events:
         refolded = game.evolve(refolded, msgspec.convert(_builtins(event), game.event_type))
     assert _builtins(refolded) == _builtins(played.state), f"{where}: the fold differs"
+    # without hooks, `play` keeps the states `decide_evolve` returns: the same game
+    bare = play(game, game.options_type(), [random_bot] * seats, seed)
+    assert _builtins(bare.events) == _builtins(played.events), f"{where}: hooks change play"
+    assert _builtins(bare.state) == _builtins(played.state), where
 
 
 @pytest.mark.parametrize("name", all_games())

@@ -49,6 +49,11 @@ class Caylus:
     def decide(self, state: CaylusState, seat: int, command: Any, rng: random.Random) -> list[Any]:
         return rules.decide(state, seat, command)
 
+    def decide_evolve(
+        self, state: CaylusState, seat: int, command: Any, rng: random.Random
+    ) -> tuple[list[Any], CaylusState]:
+        return rules.decide_evolve(state, seat, command)
+
     def evolve(self, state: CaylusState, event: Any) -> CaylusState:
         return _evolve(state, event)
 

@@ -9,6 +9,8 @@ single-option rule (§4) until a decision with two or more options is pending.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 from domain.caylus import commands as cmd
@@ -129,11 +131,10 @@ def tile_pp(st: CaylusState, tile: str) -> int:
 
 
 def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> list[int | str]:
-    out: list[int | str] = []
     tiles, workers = st.tiles, st.workers
-    for s in data.ROAD_SPACES:
-        if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
-            out.append(s)
+    out: list[int | str] = [
+        s for s in data.ROAD_SPACES if workers[s] < 0 and _WORKABLE.get(tiles[s], False)
+    ]
     if not for_gate and st.gate < 0:
         out.append("gate")
     if st.trading_post < 0:
@@ -367,15 +368,25 @@ _PASS = cmd.Pass()
 
 
 def legal(st: CaylusState, seat: int, kind: str) -> list[Any]:
+    return list(_choices(st, seat, kind))
+
+
+def _placements(st: CaylusState, seat: int) -> Iterator[Any]:
+    yield _PASS
+    p = st.players[seat]
+    if p.available > 0 and p.deniers > 0:
+        base, money, owners = _base_cost(st, seat), p.deniers, st.owners
+        for t in placement_targets(st, seat):
+            if base <= money or (isinstance(t, int) and owners[t] == seat):
+                yield cmd.PlaceWorker(target=t)
+
+
+def _choices(st: CaylusState, seat: int, kind: str) -> Iterable[Any]:
+    """The commands `legal` lists, in order: an iterator for placements (the most frequent
+    decision), so that `decide` stops at the command it checks and `advance` after two."""
     p = st.players[seat]
     if kind == "place":
-        out: list[Any] = [_PASS]
-        if p.available > 0 and p.deniers > 0:
-            base, money, owners = _base_cost(st, seat), p.deniers, st.owners
-            for t in placement_targets(st, seat):
-                if base <= money or (isinstance(t, int) and owners[t] == seat):
-                    out.append(cmd.PlaceWorker(target=t))
-        return out
+        return _placements(st, seat)
     if kind == "gate":
         return [cmd.GateMove(target="none")] + [
             cmd.GateMove(target=t) for t in placement_targets(st, seat, for_gate=True)
@@ -383,7 +394,7 @@ def legal(st: CaylusState, seat: int, kind: str) -> list[Any]:
     if kind == "guild":
         return [cmd.GuildMove(delta=d) for d in _deltas(st, 3)]
     if kind == "joust":
-        out = [cmd.Joust(accept=False)]
+        out: list[Any] = [cmd.Joust(accept=False)]
         if p.deniers >= 1 and p.cubes[data.C] >= 1:
             out.append(cmd.Joust(accept=True))
         return out
@@ -799,10 +810,10 @@ def advance(st: CaylusState, out: list[Any]) -> None:
         dec = decision(st)
         if dec is not None:
             seat, kind = dec
-            options = legal(st, seat, kind)
-            if len(options) != 1:
+            first_two = list(islice(_choices(st, seat, kind), 2))
+            if len(first_two) != 1:
                 return
-            new = apply(st, seat, kind, options[0], True)
+            new = apply(st, seat, kind, first_two[0], True)
         else:
             new = automatic(st)
         for e in new:
@@ -910,6 +921,11 @@ def normalize(c: Any) -> Any:
 
 
 def decide(st: CaylusState, seat: int, command: Any) -> list[Any]:
+    return decide_evolve(st, seat, command)[0]
+
+
+def decide_evolve(st: CaylusState, seat: int, command: Any) -> tuple[list[Any], CaylusState]:
+    """The events of `command` and the working copy they were applied to."""
     if st.phase == 8:
         raise illegal("game_over", "the game is over")
     dec = decision(st)
@@ -926,15 +942,14 @@ def decide(st: CaylusState, seat: int, command: Any) -> list[Any]:
     if not well_typed(command):
         raise illegal("invalid_parameters", "malformed command parameters")
     command = normalize(command)
-    options = legal(st, seat, kind)
-    if command not in options:
+    if command not in _choices(st, seat, kind):
         raise diagnose(st, seat, kind, command)
     work = st.copy()
     out = apply(work, seat, kind, command, False)
     for e in out:
         evolve(work, e)
     advance(work, out)
-    return out
+    return out, work
 
 
 def diagnose(st: CaylusState, seat: int, kind: str, c: Any) -> RuleError:

@@ -45,6 +45,11 @@ class PlusUltra:
     def decide(self, state: State, seat: int, command: Any, rng: random.Random) -> list[Any]:
         return rules.decide(state, seat, command, rng)
 
+    def decide_evolve(
+        self, state: State, seat: int, command: Any, rng: random.Random
+    ) -> tuple[list[Any], State]:
+        return rules.decide_evolve(state, seat, command, rng)
+
     def evolve(self, state: State, event: Any) -> State:
         return _evolve(state, event)
 

@@ -7,7 +7,8 @@ to the next real decision (§4: the engine asks only seats that have a real choi
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 from domain.contract import RuleError, illegal, not_your_turn, rank
@@ -323,26 +324,22 @@ def has_allowance(st: State, p: Player) -> bool:
 END_ROUND = C.EndRound()
 
 
-def round_moves(st: State, seat: int) -> list[Any]:
+def round_moves(st: State, seat: int) -> Iterator[Any]:
+    """A seat's commands in a round, in order (an iterator: `_apply_lone` reads two)."""
     p = st.players[seat]
-    moves: list[Any] = []
     bull_ok = p.bulls >= 1 and not p.bull_used
     if st.step1_char is None:
         for ch in p.characters:
             if ch in p.used:
                 continue
             for a in (1, 2):
-                moves.extend(
-                    C.CharacterAction(character=ch, action=a, params=prm)
-                    for prm in action_options(st, seat, ch, a)
-                )
-            moves.append(C.PassCharacter(character=ch))
+                for prm in action_options(st, seat, ch, a):
+                    yield C.CharacterAction(character=ch, action=a, params=prm)
+            yield C.PassCharacter(character=ch)
     elif bull_ok:
         for a in (1, 2):
-            moves.extend(
-                C.BullCharacterAction(action=a, params=prm)
-                for prm in action_options(st, seat, st.step1_char, a, bull=True)
-            )
+            for prm in action_options(st, seat, st.step1_char, a, bull=True):
+                yield C.BullCharacterAction(action=a, params=prm)
     allowance = has_allowance(st, p)
     if allowance or bull_ok:
         for action in D.COMMON_ACTIONS:
@@ -350,15 +347,14 @@ def round_moves(st: State, seat: int) -> list[Any]:
                 continue
             for prm in common_options(st, seat, action):
                 if allowance:
-                    moves.append(C.CommonAction(action=action, params=prm, use_bull=False))
+                    yield C.CommonAction(action=action, params=prm, use_bull=False)
                 if bull_ok:
-                    moves.append(C.CommonAction(action=action, params=prm, use_bull=True))
+                    yield C.CommonAction(action=action, params=prm, use_bull=True)
     for est in p.estates:
         if estate_discardable(st, p, est):
-            moves.append(C.DiscardEstate(estate=est))
+            yield C.DiscardEstate(estate=est)
     if st.step1_char is not None:
-        moves.append(END_ROUND)
-    return moves
+        yield END_ROUND
 
 
 def pending_moves(st: State) -> list[Any]:
@@ -380,6 +376,12 @@ def pending_moves(st: State) -> list[Any]:
 
 
 def legal_commands(st: State, seat: int) -> list[Any]:
+    return list(_moves(st, seat))
+
+
+def _moves(st: State, seat: int) -> Iterable[Any]:
+    """The legal commands in order: a list, or an iterator in the rounds (`decide` stops at
+    the command it checks, `_apply_lone` after two)."""
     if seat not in awaiting(st):
         return []
     ph = st.phase
@@ -419,20 +421,26 @@ COMMAND_TYPES = (
 
 
 def decide(state: State, seat: int, command: Any, rng: random.Random) -> list[Any]:
+    return decide_evolve(state, seat, command, rng)[0]
+
+
+def decide_evolve(
+    state: State, seat: int, command: Any, rng: random.Random
+) -> tuple[list[Any], State]:
+    """The events of `command` and the clone they were applied to."""
     if state.phase == "over":
         raise illegal("game_over", "the game is over")
     if not isinstance(command, COMMAND_TYPES):
         raise illegal("unknown_command", "not a Plus Ultra command")
     if not isinstance(seat, int) or seat not in awaiting(state):
         raise not_your_turn(seat)
-    legal = legal_commands(state, seat)
     try:
-        ok = command in legal
+        ok = command in _moves(state, seat)
     except TypeError:  # an unhashable or uncomparable field: not a legal command
         ok = False
     if not ok:
         try:
-            error = diagnose(state, seat, command, legal)
+            error = diagnose(state, seat, command, legal_commands(state, seat))
         except Exception:  # a malformed field (e.g. unhashable): still only a rule error
             error = illegal("invalid_choice", "that choice is not possible now")
         raise error
@@ -440,7 +448,7 @@ def decide(state: State, seat: int, command: Any, rng: random.Random) -> list[An
     emit = _Emitter(st)
     apply_command(st, seat, command, emit)
     advance(st, rng, emit)
-    return emit.events
+    return emit.events, st
 
 
 def diagnose(st: State, seat: int, cmd: Any, legal: list[Any]) -> RuleError:
@@ -603,7 +611,7 @@ def _apply_lone(st: State, emit: _Emitter) -> bool:
     seats = awaiting(st)
     if len(seats) != 1:
         return False
-    legal = legal_commands(st, seats[0])
+    legal = list(islice(_moves(st, seats[0]), 2))
     if len(legal) != 1:
         return False
     apply_command(st, seats[0], legal[0], emit, automatic=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -125,13 +126,18 @@ class PuertoRico:
     def decide(self, state: State, seat: int, command: Any, rng: random.Random) -> list[Any]:
         return rules.decide(state, seat, command, rng)
 
+    def decide_evolve(
+        self, state: State, seat: int, command: Any, rng: random.Random
+    ) -> tuple[list[Any], State]:
+        return rules.decide_evolve(state, seat, command, rng)
+
     def evolve(self, state: State, event: Any) -> State:
         return _evolve(state, event)
 
     def clone(self, state: State) -> State:
         return state.copy()
 
-    def legal_commands(self, state: State, seat: int) -> list[Any]:
+    def legal_commands(self, state: State, seat: int) -> Sequence[Any]:
         return rules.legal_commands(state, seat)
 
     def awaiting(self, state: State) -> list[int]:

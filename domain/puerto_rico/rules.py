@@ -8,9 +8,9 @@ forced decisions (§4.0, option `auto_forced`) until a player must decide or the
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from itertools import combinations, combinations_with_replacement, product
+from itertools import combinations, combinations_with_replacement, islice, product
 from typing import Any
 
 from domain.contract import RuleError, illegal, not_your_turn
@@ -240,25 +240,23 @@ def _hospice_options(s: State, p: Player) -> tuple[bool, ...]:
     return (False,)
 
 
-def _legal_settler(s: State, seat: int, library: bool = False) -> list[Any]:
+def _legal_settler(s: State, seat: int, library: bool = False) -> Iterator[Any]:
     p = s.players[seat]
-    out: list[Any] = []
     if not island_free(p):
-        return out
+        return
     hosp = (False,) if library else _hospice_options(s, p)
     if not library and p.buildings.get("hacienda", 0) > 0 and not s.hacienda_used and drawable(s):
-        out.append(C.HaciendaDraw())
+        yield C.HaciendaDraw()
     for kind in GOODS:
         if kind in s.row:
-            out.extend(C.Settle(source="face_up", kind=kind, hospice=h) for h in hosp)
+            yield from (C.Settle(source="face_up", kind=kind, hospice=h) for h in hosp)
     if s.quarries > 0 and (
         (seat == s.chooser and not library) or p.buildings.get("construction_hut", 0) > 0
     ):
-        out.extend(C.Settle(source="quarry", hospice=h) for h in hosp)
+        yield from (C.Settle(source="quarry", hospice=h) for h in hosp)
     if p.buildings.get("forest_house", 0) > 0 and drawable(s):
-        out.extend(C.Settle(source="forest", hospice=h) for h in hosp)
-    out.append(C.Pass())
-    return out
+        yield from (C.Settle(source="forest", hospice=h) for h in hosp)
+    yield C.Pass()
 
 
 def _check_settle(s: State, seat: int, cmd: C.Settle) -> None:
@@ -518,8 +516,9 @@ class Layouts(Sequence[Any]):
         raise IndexError(index)
 
     def __iter__(self) -> Iterator[Any]:
-        for i in range(self.total):
-            yield self[i]
+        for priv, place, _ in self.parts:
+            for layout in _enumerate_layouts(self.slots, place):
+                yield C.PlaceColonists(layout=layout, privilege=priv)
 
     def __contains__(self, cmd: object) -> bool:
         if not isinstance(cmd, C.PlaceColonists):
@@ -535,9 +534,6 @@ class Layouts(Sequence[Any]):
 
     def __add__(self, other: list[Any]) -> list[Any]:
         return list(self) + list(other)
-
-
-LAZY_ABOVE = 100  # list eagerly up to this many layouts
 
 
 def _colonist_total(p: Player) -> int:
@@ -570,16 +566,9 @@ def _enumerate_layouts(slots: list[tuple[str, int]], place: int) -> list[dict[st
     return out
 
 
-def _legal_mayor(s: State, seat: int) -> Any:
+def _legal_mayor(s: State, seat: int) -> Layouts:
     p = s.players[seat]
-    lazy = Layouts(s, seat, _layout_slots(p), _colonist_total(p), _mayor_privilege_max(s, seat))
-    if len(lazy) > LAZY_ABOVE:
-        return lazy
-    return [
-        C.PlaceColonists(layout=layout, privilege=priv)
-        for priv, place, _ in lazy.parts
-        for layout in _enumerate_layouts(lazy.slots, place)
-    ]
+    return Layouts(s, seat, _layout_slots(p), _colonist_total(p), _mayor_privilege_max(s, seat))
 
 
 def _check_mayor(s: State, seat: int, cmd: C.PlaceColonists) -> None:
@@ -666,9 +655,8 @@ def _university_ok(s: State, board: Player, returned_colonist: bool) -> bool:
     )
 
 
-def _legal_builder(s: State, seat: int) -> list[Any]:
+def _legal_builder(s: State, seat: int) -> Iterator[Any]:
     p = s.players[seat]
-    out: list[Any] = []
     bm_options: list[tuple[Player, C.BlackMarket, int]] = []
     if p.buildings.get("black_market", 0) > 0:
         colonist_opts: list[str | None] = [None, *_colonist_locations(p)]
@@ -683,7 +671,8 @@ def _legal_builder(s: State, seat: int) -> list[Any]:
                 )
     free = city_free(p)
     if free <= 0:
-        return [C.Pass()]
+        yield C.Pass()
+        return
     # net cost inlined (board.net_cost): the hot path of random games
     privilege = 0
     if seat == s.chooser and s.phase == "builder":
@@ -700,17 +689,16 @@ def _legal_builder(s: State, seat: int) -> list[Any]:
             continue
         cost = info.cost - flat - (quarries if quarries < info.column else info.column)
         if money >= cost:
-            out.append(C.Build(building=b))
+            yield C.Build(building=b)
             if _university_ok(s, p, False):
-                out.append(C.Build(building=b, university=True))
+                yield C.Build(building=b, university=True)
         for board, bm, items in bm_options:
             cost = net_cost(s, seat, b, board)
             if p.doubloons < cost and cost - p.doubloons == items:
-                out.append(C.Build(building=b, black_market=bm))
+                yield C.Build(building=b, black_market=bm)
                 if _university_ok(s, board, bm.colonist_from is not None):
-                    out.append(C.Build(building=b, university=True, black_market=bm))
-    out.append(C.Pass())
-    return out
+                    yield C.Build(building=b, university=True, black_market=bm)
+    yield C.Pass()
 
 
 def _check_build(s: State, seat: int, cmd: C.Build) -> tuple[int, Player]:
@@ -908,9 +896,8 @@ def _do_bonus(ctx: Ctx, seat: int, cmd: C.CraftsmanBonus) -> None:
 # ============================================================================ trader §4.6
 
 
-def _legal_trader(s: State, seat: int) -> list[Any]:
+def _legal_trader(s: State, seat: int) -> Iterator[Any]:
     p = s.players[seat]
-    out: list[Any] = []
     office = p.buildings.get("office", 0) > 0
     post = p.buildings.get("trading_post", 0) > 0
     room = len(s.house) < TRADING_HOUSE_SIZE
@@ -918,11 +905,10 @@ def _legal_trader(s: State, seat: int) -> list[Any]:
         if p.goods[g] <= 0:
             continue
         if room and (office or g not in s.house):
-            out.append(C.Sell(good=GOODS[g], venue="trading_house"))
+            yield C.Sell(good=GOODS[g], venue="trading_house")
         if post:
-            out.append(C.Sell(good=GOODS[g], venue="trading_post"))
-    out.append(C.Pass())
-    return out
+            yield C.Sell(good=GOODS[g], venue="trading_post")
+    yield C.Pass()
 
 
 def _check_sell(s: State, seat: int, cmd: C.Sell) -> None:
@@ -1227,7 +1213,7 @@ def _start_prospector(ctx: Ctx) -> None:
     _end_phase(ctx)
 
 
-def _legal_settler_library(s: State, seat: int) -> list[Any]:
+def _legal_settler_library(s: State, seat: int) -> Iterator[Any]:
     return _legal_settler(s, seat, library=True)
 
 
@@ -1252,7 +1238,9 @@ AFTER_WINDOW = {
 
 # ============================================================================ dispatch
 
-LEGAL: dict[str, Callable[[State, int], Any]] = {
+# Each step's commands, in order: a list, or an iterator where a single choice (§4.0) is often
+# known after two of them (`_advance` takes no more).
+LEGAL: dict[str, Callable[[State, int], Iterable[Any]]] = {
     "draft_building": _legal_draft,
     "choose_role": _legal_roles,
     "settler_turn": _legal_settler,
@@ -1295,7 +1283,7 @@ def awaiting(s: State) -> list[int]:
     return []
 
 
-def legal_commands(s: State, seat: int) -> list[Any]:
+def legal_commands(s: State, seat: int) -> Sequence[Any]:
     if s.over:
         return []
     if s.step == "guest_window":
@@ -1304,10 +1292,12 @@ def legal_commands(s: State, seat: int) -> list[Any]:
         return [*_legal_guest_moves(s, seat), C.GuestsDone()]
     if not s.step or seat != s.actor:
         return []
-    out = LEGAL[s.step](s, seat)
-    if s.step not in ("draft_building", "place_colonists"):  # no guest moves in the mayor phase
+    if s.step == "place_colonists":  # no guest moves in the mayor phase
+        return _legal_mayor(s, seat)
+    out = list(LEGAL[s.step](s, seat))
+    if s.step != "draft_building":
         out.extend(_legal_guest_moves(s, seat))
-    return out  # type: ignore[no-any-return]  # a list, or a lazy `Layouts` sequence
+    return out
 
 
 def _check(s: State, seat: int, cmd: Any) -> None:
@@ -1471,18 +1461,21 @@ def _advance(ctx: Ctx) -> None:
                 )
                 continue
             return
-        else:
-            cmds = LEGAL[s.step](s, seat)
-        if not cmds:  # a decision with no legal command is skipped (§4.0)
-            raise AssertionError(f"no legal command at {s.step}")  # flow never emits these
-        if not auto or len(cmds) != 1:
+        if not auto:
             return
-        if s.step != "draft_building" and movable_guest(s, seat):
+        options = list(islice(LEGAL[s.step](s, seat), 2))  # a single choice or more?
+        assert options, f"no legal command at {s.step}"  # the flow never emits such a decision
+        if len(options) > 1 or (s.step != "draft_building" and movable_guest(s, seat)):
             return
-        _apply(ctx, seat, cmds[0])
+        _apply(ctx, seat, options[0])
 
 
 def decide(state: State, seat: int, cmd: Any, rng: random.Random) -> list[Any]:
+    return decide_evolve(state, seat, cmd, rng)[0]
+
+
+def decide_evolve(state: State, seat: int, cmd: Any, rng: random.Random) -> tuple[list[Any], State]:
+    """The events of `cmd` and the working copy they were applied to."""
     try:
         _check(state, seat, cmd)
     except RuleError:
@@ -1492,4 +1485,4 @@ def decide(state: State, seat: int, cmd: Any, rng: random.Random) -> list[Any]:
     ctx = Ctx(state.copy(), rng)
     _apply(ctx, seat, cmd)
     _advance(ctx)
-    return ctx.events
+    return ctx.events, ctx.s

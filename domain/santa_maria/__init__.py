@@ -41,6 +41,11 @@ class SantaMariaGame:
     def decide(self, state: SantaMariaState, seat: int, command: Any, rng: Any) -> list[Any]:
         return rules.decide(state, seat, command, rng)
 
+    def decide_evolve(
+        self, state: SantaMariaState, seat: int, command: Any, rng: Any
+    ) -> tuple[list[Any], SantaMariaState]:
+        return rules.decide_evolve(state, seat, command, rng)
+
     def evolve(self, state: SantaMariaState, event: Any) -> SantaMariaState:
         return _evolve(state, event)
 

@@ -8,6 +8,7 @@ year end) see the state they act on. Rulings are cited as `# Rn`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from domain.contract import RuleError, illegal, not_your_turn
@@ -196,6 +197,16 @@ class Sim:
     def emit(self, event: Any) -> None:
         self.events.append(event)
         evolve(self.s, event)
+
+    @classmethod
+    def emitted(
+        cls, state: SantaMariaState, rng: random.Random, only: int | None, events: list[Any]
+    ) -> Sim:
+        """A simulation of `events` decided beforehand."""
+        sim = cls(state, rng, only)
+        for event in events:
+            sim.emit(event)
+        return sim
 
 
 def gain_resource(sim: Sim, seat: int, resource: str, n: int) -> None:
@@ -402,6 +413,19 @@ def _check_rc(row: Any, col: Any) -> int:
 
 
 def decide(state: SantaMariaState, seat: int, command: Any, rng: random.Random) -> list[Any]:
+    return _simulate(state, seat, command, rng).events
+
+
+def decide_evolve(
+    state: SantaMariaState, seat: int, command: Any, rng: random.Random
+) -> tuple[list[Any], SantaMariaState]:
+    """The events of `command` and the clone they were applied to (it shares with `state`
+    the players the command left alone)."""
+    sim = _simulate(state, seat, command, rng)
+    return sim.events, sim.s
+
+
+def _simulate(state: SantaMariaState, seat: int, command: Any, rng: random.Random) -> Sim:
     s = state
     if s.phase == "over":
         raise illegal("game_over", "the game is over")
@@ -417,13 +441,10 @@ def decide(state: SantaMariaState, seat: int, command: Any, rng: random.Random) 
     handler = _HANDLERS.get(t)
     if handler is None:
         raise illegal("wrong_phase", f"unknown command {t.__name__}")
-    events: list[Any] = handler(s, seat, command, rng)
-    return events
+    return handler(s, seat, command, rng)
 
 
-def _choose_colony(
-    s: SantaMariaState, seat: int, c: cmd.ChooseColony, rng: random.Random
-) -> list[Any]:
+def _choose_colony(s: SantaMariaState, seat: int, c: cmd.ChooseColony, rng: random.Random) -> Sim:
     taken = {p.board for p in s.players}
     if c.board not in data.BOARD_NAMES:
         raise illegal("unknown_board", f"no board {c.board!r}")
@@ -432,7 +453,7 @@ def _choose_colony(
     events: list[Any] = [ev.ColonyChosen(seat=seat, board=c.board)]
     if len(s.draft_order) == 1:
         events.extend(_begin_year_one(s.start_player, s.seats, rng))
-    return events
+    return Sim.emitted(s, rng, None, events)
 
 
 def _main_allowed(s: SantaMariaState) -> None:
@@ -465,7 +486,7 @@ def _expand_payment(p: PlayerState, tile: str, gold_for: list[str]) -> dict[str,
     return paid
 
 
-def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) -> list[Any]:
+def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) -> Sim:
     _main_allowed(s)
     p = s.players[seat]
     if c.tile not in s.display_doubles and c.tile not in s.display_triples:
@@ -487,7 +508,8 @@ def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) ->
     if any(k not in data.SORT_ORDER for k in c.gold_for):
         raise illegal("bad_payment", "gold_for names cost kinds")
     paid = _expand_payment(p, c.tile, list(c.gold_for))
-    return [ev.TilePlaced(seat=seat, tile=c.tile, cells=[CELL_RC[i] for i in cells], paid=paid)]
+    event = ev.TilePlaced(seat=seat, tile=c.tile, cells=[CELL_RC[i] for i in cells], paid=paid)
+    return Sim.emitted(s, rng, seat, [event])
 
 
 # main action B: coin activation (§4.4)
@@ -495,7 +517,7 @@ def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) ->
 
 def _activate_building(
     s: SantaMariaState, seat: int, c: cmd.ActivateBuilding, rng: random.Random
-) -> list[Any]:
+) -> Sim:
     _main_allowed(s)
     p = s.players[seat]
     i = _check_rc(c.row, c.col)
@@ -510,15 +532,13 @@ def _activate_building(
     effects = list(data.BUILDING_EFFECTS[p.cells[i]])
     sim.emit(ev.BuildingActivated(seat=seat, row=c.row, col=c.col, price=price, effects=effects))
     run_queue(sim)
-    return sim.events
+    return sim
 
 
 # main action C: die activation (§4.5)
 
 
-def _activate_die(
-    s: SantaMariaState, seat: int, c: cmd.ActivateDie, rng: random.Random
-) -> list[Any]:
+def _activate_die(s: SantaMariaState, seat: int, c: cmd.ActivateDie, rng: random.Random) -> Sim:
     _main_allowed(s)
     p = s.players[seat]
     if not (_is_int(c.value) and 1 <= c.value <= 6):
@@ -562,13 +582,13 @@ def _activate_die(
         )
     )
     run_queue(sim)
-    return sim.events
+    return sim
 
 
 # main action D: retire (§4.7)
 
 
-def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) -> list[Any]:
+def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) -> Sim:
     _main_allowed(s)
     if c.space not in data.RETIRE_ACTIONS:
         raise _bad(f"no retire space {c.space!r}")
@@ -581,13 +601,13 @@ def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) ->
         ev.Retired(seat=seat, space=c.space, position=len(s.retire_order) + 1, effects=effects)
     )
     run_queue(sim)
-    return sim.events
+    return sim
 
 
 # free actions (§4.2)
 
 
-def _sell(s: SantaMariaState, seat: int, c: cmd.Sell, rng: random.Random) -> list[Any]:
+def _sell(s: SantaMariaState, seat: int, c: cmd.Sell, rng: random.Random) -> Sim:
     p = s.players[seat]
     if c.resource not in data.SELL_PRICE:
         raise _bad(f"no resource {c.resource!r}")
@@ -596,10 +616,11 @@ def _sell(s: SantaMariaState, seat: int, c: cmd.Sell, rng: random.Random) -> lis
     if p.res[c.resource] < c.count:
         raise illegal("cannot_afford", f"not enough {c.resource}")
     coins = c.count * sell_price(p, c.resource)
-    return [ev.ResourcesSold(seat=seat, resource=c.resource, count=c.count, coins=coins)]
+    event = ev.ResourcesSold(seat=seat, resource=c.resource, count=c.count, coins=coins)
+    return Sim.emitted(s, rng, seat, [event])
 
 
-def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> list[Any]:
+def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> Sim:
     p = s.players[seat]
     if c.resource not in data.BUY_PRICE:
         raise illegal("not_available", f"{c.resource!r} cannot be bought")
@@ -610,10 +631,11 @@ def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> list[
         raise illegal("cannot_afford", f"buying costs {coins} coins")
     if p.res[c.resource] + c.count > storage_limit(p):  # R12
         raise illegal("storage_full", "buying cannot exceed the storage limit")
-    return [ev.ResourcesBought(seat=seat, resource=c.resource, count=c.count, coins=coins)]
+    event = ev.ResourcesBought(seat=seat, resource=c.resource, count=c.count, coins=coins)
+    return Sim.emitted(s, rng, seat, [event])
 
 
-def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) -> list[Any]:
+def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) -> Sim:
     p = s.players[seat]
     if "SC10" not in p.scholars or p.alchemy_used:
         raise illegal("not_available", "alchemy needs SC10, once per year")
@@ -624,7 +646,7 @@ def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) 
     sim = Sim(s, rng, seat)
     sim.emit(ev.AlchemyUsed(seat=seat, pay=c.pay, gain=c.gain))
     gain_resource(sim, seat, c.gain, 1)
-    return sim.events
+    return sim
 
 
 # decisions (§4.6)
@@ -635,7 +657,7 @@ def _pending(s: SantaMariaState, kind: str) -> None:
         raise illegal("wrong_phase", f"no {kind} decision is pending")
 
 
-def _trade(s: SantaMariaState, seat: int, c: cmd.Trade, rng: random.Random) -> list[Any]:
+def _trade(s: SantaMariaState, seat: int, c: cmd.Trade, rng: random.Random) -> Sim:
     _pending(s, "trade")
     assert s.pending is not None
     inputs, outputs = data.TRADES[s.pending.building]
@@ -649,10 +671,10 @@ def _trade(s: SantaMariaState, seat: int, c: cmd.Trade, rng: random.Random) -> l
     sim = Sim(s, rng, seat)
     sim.emit(ev.Traded(seat=seat, pay=c.pay, gain=c.gain, amount=outputs[c.gain]))
     run_queue(sim)
-    return sim.events
+    return sim
 
 
-def _ship(s: SantaMariaState, seat: int, c: cmd.Ship, rng: random.Random) -> list[Any]:
+def _ship(s: SantaMariaState, seat: int, c: cmd.Ship, rng: random.Random) -> Sim:
     _pending(s, "ship")
     if not (_is_int(c.dock) and 1 <= c.dock <= data.DOCKS) or not s.docks[c.dock - 1]:
         raise illegal("not_available", "that dock holds no tile")
@@ -689,10 +711,10 @@ def _ship(s: SantaMariaState, seat: int, c: cmd.Ship, rng: random.Random) -> lis
     top = sim.s.ship_stack[0] if sim.s.ship_stack else None
     sim.emit(ev.DockRefilled(dock=c.dock, tile=top))
     run_queue(sim)
-    return sim.events
+    return sim
 
 
-def _religion(s: SantaMariaState, seat: int, c: cmd.Religion, rng: random.Random) -> list[Any]:
+def _religion(s: SantaMariaState, seat: int, c: cmd.Religion, rng: random.Random) -> Sim:
     _pending(s, "religion")
     assert s.pending is not None
     if not (_is_int(c.extra) and _is_int(c.gold)):
@@ -720,12 +742,10 @@ def _religion(s: SantaMariaState, seat: int, c: cmd.Religion, rng: random.Random
         )
     )
     run_queue(sim)
-    return sim.events
+    return sim
 
 
-def _conquistador(
-    s: SantaMariaState, seat: int, c: cmd.Conquistador, rng: random.Random
-) -> list[Any]:
+def _conquistador(s: SantaMariaState, seat: int, c: cmd.Conquistador, rng: random.Random) -> Sim:
     _pending(s, "conquistador")
     if not (_is_int(c.extra) and 0 <= c.extra <= 1):
         raise _bad("extra is 0 or 1")
@@ -735,10 +755,10 @@ def _conquistador(
     sim = Sim(s, rng, seat)
     conquistador_action(sim, seat, c.extra)
     run_queue(sim)
-    return sim.events
+    return sim
 
 
-def _recruit(s: SantaMariaState, seat: int, c: cmd.Recruit, rng: random.Random) -> list[Any]:
+def _recruit(s: SantaMariaState, seat: int, c: cmd.Recruit, rng: random.Random) -> Sim:
     _pending(s, "recruit")
     if c.space not in s.monks:
         raise _bad(f"no monk space {c.space!r}")
@@ -753,10 +773,10 @@ def _recruit(s: SantaMariaState, seat: int, c: cmd.Recruit, rng: random.Random) 
     if c.space in data.MISSIONS:
         gain_reward(sim, seat, data.MISSIONS[c.space][1], "mission")
     run_queue(sim)
-    return sim.events
+    return sim
 
 
-def _place_road(s: SantaMariaState, seat: int, c: cmd.PlaceRoad, rng: random.Random) -> list[Any]:
+def _place_road(s: SantaMariaState, seat: int, c: cmd.PlaceRoad, rng: random.Random) -> Sim:
     _pending(s, "road")
     i = _check_rc(c.row, c.col)
     if s.players[seat].cells[i] != data.EMPTY:
@@ -764,19 +784,19 @@ def _place_road(s: SantaMariaState, seat: int, c: cmd.PlaceRoad, rng: random.Ran
     sim = Sim(s, rng, seat)
     sim.emit(ev.RoadPlaced(seat=seat, row=c.row, col=c.col))
     run_queue(sim)
-    return sim.events
+    return sim
 
 
 DECLINABLE = ("trade", "ship", "recruit", "road")
 
 
-def _decline(s: SantaMariaState, seat: int, c: cmd.Decline, rng: random.Random) -> list[Any]:
+def _decline(s: SantaMariaState, seat: int, c: cmd.Decline, rng: random.Random) -> Sim:
     if s.pending is None or s.pending.kind not in DECLINABLE:
         raise illegal("wrong_phase", "nothing to decline (answer religion/conquistador with 0)")
     sim = Sim(s, rng, seat)
     sim.emit(ev.Declined(seat=seat, decision=s.pending.kind))
     run_queue(sim)
-    return sim.events
+    return sim
 
 
 # end of turn and year (§4.1, §4.8)
@@ -799,7 +819,7 @@ def conquistador_ranking(s: SantaMariaState) -> list[int]:
     )
 
 
-def _end_turn(s: SantaMariaState, seat: int, c: cmd.EndTurn, rng: random.Random) -> list[Any]:
+def _end_turn(s: SantaMariaState, seat: int, c: cmd.EndTurn, rng: random.Random) -> Sim:
     if s.pending is not None:
         raise illegal("decision_pending", f"answer the {s.pending.kind} decision first")
     if not s.main_done:
@@ -809,7 +829,7 @@ def _end_turn(s: SantaMariaState, seat: int, c: cmd.EndTurn, rng: random.Random)
     sim.emit(ev.TurnEnded(seat=seat, next=nxt))
     if nxt == -1:
         _end_year(sim)
-    return sim.events
+    return sim
 
 
 def _end_year(sim: Sim) -> None:
@@ -859,7 +879,7 @@ def _end_year(sim: Sim) -> None:
     sim.emit(ev.YearStarted(year=year, start_player=new_start))
 
 
-_HANDLERS: dict[type, Any] = {
+_HANDLERS: dict[type, Callable[[SantaMariaState, int, Any, random.Random], Sim]] = {
     cmd.Expand: _expand,
     cmd.ActivateBuilding: _activate_building,
     cmd.ActivateDie: _activate_die,
@@ -902,27 +922,38 @@ def free_actions(s: SantaMariaState, p: PlayerState) -> list[Any]:
 
 def expand_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
     out: list[Any] = []
+    payments_by_kind: dict[str, list[list[str]]] = {}  # the cost depends on the kind only
+    cells_by_shape: dict[str, list[list[list[int]]]] = {}
     for tile in s.display_doubles + s.display_triples:
-        payments = expansion_payments(p, expansion_cost(p, tile))
+        kind = data.tile_kind(tile)
+        if kind not in payments_by_kind:
+            payments_by_kind[kind] = expansion_payments(p, expansion_cost(p, tile))
+        payments = payments_by_kind[kind]
         if not payments:
             continue
-        for pl in legal_placements(p, tile):
-            cells = [CELL_RC[i] for i in pl]
+        shape = data.TILES[tile][0]
+        if shape not in cells_by_shape:
+            placements = legal_placements(p, tile)
+            cells_by_shape[shape] = [[CELL_RC[i] for i in pl] for pl in placements]
+        for cells in cells_by_shape[shape]:
             out.extend(cmd.Expand(tile=tile, cells=cells, gold_for=g) for g in payments)
     return out
 
 
 def activation_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
     out: list[Any] = []
-    price = coin_activation_price(p)
-    if p.coins >= price:
+    # unoccupied_building for every cell, in one pass (the hot path of random games)
+    free = [
+        code not in NON_BUILDINGS and die == 0 and coins == 0
+        for code, die, coins in zip(p.cells, p.die_on, p.coins_on, strict=True)
+    ]
+    if p.coins >= coin_activation_price(p):
         for i in range(36):
-            if unoccupied_building(p, i):  # listing order: row by row
+            if free[i]:  # listing order: row by row
                 r, c = CELL_RC[i]
                 out.append(cmd.ActivateBuilding(row=r, col=c))
-    free = [unoccupied_building(p, i) for i in range(36)]
     if p.white_taken < white_cap(p) and s.white_pool:
-        columns = [v for v in range(1, 7) if any(free[i] for i in COLUMNS[v - 1])]
+        columns = [v for v in range(1, 7) if any(map(free.__getitem__, COLUMNS[v - 1]))]
         for face in sorted(set(s.white_pool)):
             for v in columns:
                 if change_cost(p, face, v) <= p.coins:
@@ -932,7 +963,7 @@ def activation_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
         if p.blue_used[i] or p.blue_locked[i]:
             continue
         if rows is None:
-            rows = [v for v in range(1, 7) if any(free[j] for j in ROWS[v - 1])]
+            rows = [v for v in range(1, 7) if any(map(free.__getitem__, ROWS[v - 1]))]
         for v in rows:
             if change_cost(p, face, v) <= p.coins:
                 out.append(cmd.ActivateDie(die="blue", index=i + 1, value=v))

@@ -218,7 +218,13 @@ def test_rerunning_commands_reproduces_events(expansion: str) -> None:
             counter["events"] += 1
 
         played = play(
-            GAME, options, [random_bot] * 4, seed, on_decision=on_decision, on_event=on_event
+            GAME,
+            options,
+            [random_bot] * 4,
+            seed,
+            on_decision=on_decision,
+            on_event=on_event,
+            per_version=True,
         )
         state = GAME.initial(options, 4)
         events = GAME.setup(options, 4, rng_for(seed, 0))

@@ -151,7 +151,9 @@ def check_game(
     def on_event(state: Any, event: Any) -> None:
         checker(state, event, msg)
 
-    played = play(GAME, options, bots, seed, on_decision=on_decision, on_event=on_event)
+    played = play(
+        GAME, options, bots, seed, on_decision=on_decision, on_event=on_event, per_version=True
+    )
     res = played.result
     assert res is not None, msg
     assert GAME.awaiting(played.state) == [], msg
