@@ -6,6 +6,11 @@ game when its log grows: at once for commits of this process (the game service's
 hook), and through a subscription to the log for other processes (LISTEN/NOTIFY on
 Postgres). Each stream shows the events as the caller's seat may see them (redacted while
 the game runs) and ends after the game's last event.
+
+Hundreds of streams may follow one game. A commit wakes them with one call per event loop
+(not one each), and streams that want the same thing (the same game, seat and position)
+share one read of it in one worker thread: a move costs the writer the same with 300
+spectators as with none, and the spectators cost one read per move, not 300.
 """
 
 from __future__ import annotations
@@ -45,16 +50,22 @@ class NotAcceptable(Problem):
     status = 406
 
 
+_Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
+
+
 class LiveHub:
     """Wakes the open streams of a game. It follows the log (for other processes' commits)
     only while some stream is open: with none, a commit costs this process nothing."""
 
     def __init__(self, store: EventStoreApp) -> None:
         self._store = store
-        self._waiters: dict[UUID, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._waiters: dict[UUID, set[_Waiter]] = {}
         self._lock = threading.Lock()
         self._following: object | None = None  # the token of the current follower thread
         self._subscription: Any = None
+        self._commits: dict[UUID, int] = {}  # per watched game: commits heard so far
+        # reads in flight, by (game, seat, after): (commits heard when it began, its result)
+        self._reads: dict[tuple[UUID, int | None, int], tuple[int, asyncio.Future[Any]]] = {}
 
     def stop(self) -> None:
         """Stop following the log (the app stops; streams still open end with it)."""
@@ -102,10 +113,38 @@ class LiveHub:
 
     def publish(self, game_id: UUID, version: int = 0) -> None:
         with self._lock:
+            if game_id in self._commits:
+                self._commits[game_id] += 1
             waiters = [*self._waiters.get(game_id, ()), *self._waiters.get(ANY_GAME, ())]
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for loop, woken in waiters:
-            with suppress(RuntimeError):  # that stream's loop is closed
-                loop.call_soon_threadsafe(woken.set)
+            by_loop.setdefault(loop, []).append(woken)
+        for loop, events in by_loop.items():
+            with suppress(RuntimeError):  # that loop is closed
+                loop.call_soon_threadsafe(_set_all, events)
+
+    def commits(self, game_id: UUID) -> int:
+        """How many commits of a watched game this hub has heard (it only grows)."""
+        with self._lock:
+            return self._commits.get(game_id, 0)
+
+    async def shared_read(
+        self, key: tuple[UUID, int | None, int], since: int, read: Any, *args: Any
+    ) -> Any:
+        """`read(*args)` in a worker thread, shared by every stream asking for `key` while
+        it runs, if it began once `since` commits of the game were heard: it then sees
+        everything that woke the caller."""
+        running = self._reads.get(key)
+        if running is None or running[0] < since:
+            future = asyncio.ensure_future(anyio.to_thread.run_sync(read, *args))
+            running = self._reads[key] = (self.commits(key[0]), future)
+
+            def forget(_: Any, key: Any = key, running: Any = running) -> None:
+                if self._reads.get(key) is running:
+                    del self._reads[key]
+
+            future.add_done_callback(forget)
+        return await asyncio.shield(running[1])
 
     @contextmanager
     def watching(self, game_id: UUID) -> Iterator[asyncio.Event]:
@@ -115,6 +154,7 @@ class LiveHub:
                 self._following = token = object()
                 threading.Thread(target=self._tail, args=(token,), daemon=True).start()
             self._waiters.setdefault(game_id, set()).add(entry)
+            self._commits.setdefault(game_id, 0)
         try:
             yield entry[1]
         finally:
@@ -125,10 +165,16 @@ class LiveHub:
                     waiters.discard(entry)
                     if not waiters:
                         del self._waiters[game_id]
+                        self._commits.pop(game_id, None)
                 if not self._waiters:
                     closing = self._unfollow()
             if closing is not None:
                 closing.stop()  # the last stream closed
+
+
+def _set_all(events: list[asyncio.Event]) -> None:
+    for event in events:
+        event.set()
 
 
 def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Any], bool]:
@@ -145,7 +191,9 @@ async def follow(
     with t.live.watching(game_id) as woken:
         while True:
             woken.clear()  # before reading: a commit during the read wakes us again
-            events, over = await anyio.to_thread.run_sync(_read, t, game_id, seat, after)
+            since = t.live.commits(game_id)
+            key = (game_id, seat, after)
+            events, over = await t.live.shared_read(key, since, _read, t, game_id, seat, after)
             for event in events:
                 yield event
                 after = event["version"]
