@@ -103,7 +103,7 @@ def on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
 
 def on_store_down(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.warning("store_unavailable", path=request.url.path, error=repr(exc))
-    request.app.state.tabletop.watch.failed()  # is it down? (api/health.py)
+    request.app.state.tabletop.watch.failed(exc)  # is it down? (api/health.py)
     return problem(503, "unavailable", "the event store does not answer; try again shortly")
 
 

@@ -11,12 +11,17 @@ the viewer's pages and the schema are never refused here):
 Each refusal is application/problem+json with `Retry-After`. A response 401 to a request
 that sent a bearer key is charged to its address's wrong-key bucket.
 
+A request let through stays known to the store's watch until its response begins: one that
+waits SUSPECT_AFTER has the store probed, and if the store is found down, it is answered 503
+`unavailable` there and then (what its handler sends later, if anything, is dropped).
+
 The client address is the connection's peer, or the address a trusted reverse proxy put in
 X-Forwarded-For (`tabletop serve --forwarded-allow-ips`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -25,12 +30,14 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import PROBLEM_JSON, problem_body
+from api.health import SUSPECT_AFTER
 from api.limits import retry_after
 
 if TYPE_CHECKING:
     from api.app import Tabletop
 
 API = "/v1/"
+_answering: set[asyncio.Task[None]] = set()
 REGISTER = "/v1/players"
 
 
@@ -74,17 +81,45 @@ class GuardMiddleware(ASGIMiddleware):
                 detail = f"at most {rate.count} new players per {rate.seconds:g} s per address"
                 await _refuse(send, 429, "registration_limited", detail, wait)
                 return
-        if not token or t.bad_keys is None:
-            await next_app(scope, receive, send)
+        await _answered(t, scope, receive, send, next_app, address if token else None)
+
+
+async def _answered(
+    t: Tabletop, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp, keyed: str | None
+) -> None:
+    """Run the request, 503 at once if the store is found down before its response begins;
+    a 401 is charged to `keyed` (the address of a request that sent a key)."""
+    watch, bad_keys = t.watch, t.bad_keys if keyed is not None else None
+    state = {"begun": False, "answered": False}
+
+    def answer_now() -> None:  # the watch found the store down
+        if not state["begun"]:
+            state["answered"] = True
+            detail = "the event store does not answer; try again"
+            task = asyncio.ensure_future(_refuse(send, 503, "unavailable", detail, 1))
+            _answering.add(task)  # kept until done (the loop holds tasks weakly)
+            task.add_done_callback(_answering.discard)
+
+    def begun() -> None:
+        state["begun"] = True
+        timer.cancel()
+        watch.waiting.discard(answer_now)
+
+    async def sending(message: Message) -> None:
+        if state["answered"]:
             return
-        bad_keys = t.bad_keys
+        if message["type"] == "http.response.start":
+            begun()
+            if bad_keys is not None and keyed is not None and message["status"] == 401:
+                bad_keys.take(keyed)
+        await send(message)
 
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 401:
-                bad_keys.take(address)
-            await send(message)
-
+    timer = asyncio.get_running_loop().call_later(SUSPECT_AFTER, watch.suspect)
+    watch.waiting.add(answer_now)
+    try:
         await next_app(scope, receive, sending)
+    finally:
+        begun()
 
 
 def _crowded(queued: int) -> bool:

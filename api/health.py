@@ -7,10 +7,12 @@ arriving while a probe runs share its answer.
 
 The watch (Postgres) turns a lost database into prompt 503s and a prompt recovery:
 
-- a request that met the store's error asks for a probe; a probe that fails marks the store
-  down. While it is down, API requests are answered 503 at once (api/guard.py), and the
-  library's pool waits no longer than DOWN_WAIT for a connection, so the requests already
-  inside give up within seconds instead of retrying for the pool's full patience;
+- a request that met the store's error, or that has waited SUSPECT_AFTER without an answer,
+  asks for a probe; a probe that fails (or takes HEALTH_TIMEOUT) marks the store down. Then
+  the API requests still waiting are answered 503 at once, whatever their worker threads are
+  stuck in (a frozen server never answers a statement: their late results are dropped), the
+  next ones too (api/guard.py), and the library's pool waits no longer than DOWN_WAIT for a
+  connection, so that threads give up within seconds instead of retrying for its patience;
 - while down, a probe every PROBE_EVERY sees the database come back. The pool's connections
   (dead after a restart) are then replaced at once, rather than after the pool's own back-off
   (up to a minute after a long outage), and the pool waits as long as before.
@@ -22,6 +24,7 @@ import asyncio
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -29,6 +32,7 @@ import psycopg
 import structlog
 from litestar import Request, get
 from psycopg.rows import tuple_row
+from psycopg_pool import PoolTimeout
 
 from api.errors import documented
 from api.schemas import Health
@@ -39,8 +43,9 @@ from service.store import EventStoreApp
 
 log = structlog.get_logger("tabletop.health")
 
-HEALTH_TIMEOUT = 2.0  # seconds: the longest /health waits for the store
+HEALTH_TIMEOUT = 1.5  # seconds the store has to answer /health (which answers within 2 s)
 PROBE_EVERY = 0.2  # seconds between probes while the store is down
+SUSPECT_AFTER = 1.0  # seconds an API request waits for its answer before the store is probed
 DOWN_WAIT = 0.2  # seconds a request waits for a pooled connection while the store is down
 
 
@@ -56,7 +61,10 @@ class StoreWatch:
         self._probe: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watching: asyncio.Task[None] | None = None
+        self._suspecting: asyncio.Future[None] | None = None
         self.down_since: float | None = None  # monotonic time the store was found down
+        # what to call when the store is found down: answer each API request still waiting
+        self.waiting: set[Callable[[], None]] = set()
 
     @property
     def down(self) -> bool:
@@ -96,19 +104,25 @@ class StoreWatch:
             raise Unavailable("store_unavailable", "the app has not started")
         asyncio.run_coroutine_threadsafe(self.check(), self._loop).result()
 
-    def failed(self) -> None:
-        """A request met the store's error (any thread): probe now, and if the store does
-        not answer, it is down."""
+    def failed(self, error: BaseException) -> None:
+        """A request met the store's error (any thread): probe now. If the store answers,
+        the error came from a connection the pool still held from before a restart: the
+        pool's connections are replaced (not for a pool that was merely all busy)."""
         loop = self._loop
         if self._connect_args is None or loop is None or self.down:
             return
+        renew = not isinstance(error.__cause__, PoolTimeout)
         with contextlib.suppress(RuntimeError):  # the loop is closed: the app stopped
-            loop.call_soon_threadsafe(self._suspect)
+            loop.call_soon_threadsafe(self.suspect, renew)
 
-    def _suspect(self) -> None:
-        if not self.down and (self._probe is None or self._probe.done()):
-            task = asyncio.ensure_future(self._quietly())
-            task.add_done_callback(lambda _: self._drain())  # a restart left dead connections
+    def suspect(self, renew: bool = False) -> None:
+        """(On the loop) Probe the store now, unless a probe runs or it is known down."""
+        if self._connect_args is None or self.down:
+            return
+        if self._probe is None or self._probe.done():
+            self._suspecting = asyncio.ensure_future(self._quietly())
+            if renew:
+                self._suspecting.add_done_callback(lambda _: self._drain())
 
     async def _quietly(self) -> None:
         with contextlib.suppress(Unavailable):
@@ -135,8 +149,10 @@ class StoreWatch:
             return
         self.down_since = time.monotonic()
         self._pool.timeout = DOWN_WAIT
-        log.warning("store_down")
+        log.warning("store_down", waiting=len(self.waiting))
         self._watching = asyncio.ensure_future(self._watch())
+        for answer in list(self.waiting):
+            answer()
 
     def _found_up(self) -> None:
         if not self.down:
@@ -179,7 +195,7 @@ def _in_own_thread(call: Any) -> Future[Any]:
     responses=documented(503),
 )
 async def health(request: Request[Any, Any, Any]) -> Health:
-    """200 when the store answers within 2 s, 503 `store_unavailable` otherwise (answered
+    """200 when the store answers within 1.5 s, 503 `store_unavailable` otherwise (answered
     on the event loop: it needs no worker thread)."""
     await request.app.state.tabletop.watch.check()
     return Health("ok")
