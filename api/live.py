@@ -8,9 +8,11 @@ Postgres). Each stream shows the events as the caller's seat may see them (redac
 the game runs) and ends after the game's last event.
 
 Hundreds of streams may follow one game. A commit wakes them with one call per event loop
-(not one each), and streams that want the same thing (the same game, seat and position)
-share one read of it in one worker thread: a move costs the writer the same with 300
-spectators as with none, and the spectators cost one read per move, not 300.
+(not one each); a woken stream gathers for GATHER seconds (a burst of moves is then read
+once), and streams that want the same thing (the same game, seat and position) share one
+read of it in one worker thread, which also encodes each event's JSON once for all of them.
+So the spectators of a game cost about one read per move, not one each, and the event loop
+(the writers' too) is left with little more than passing bytes on.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ log = structlog.get_logger("tabletop.live")
 
 EVENT_STREAM = "text/event-stream"
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
+GATHER = 0.1  # seconds a woken stream waits for more commits before it reads
 PAGE = 1000
 ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
 
@@ -177,25 +180,30 @@ def _set_all(events: list[asyncio.Event]) -> None:
         event.set()
 
 
-def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Any], bool]:
+Shown = tuple[dict[str, Any], bytes]  # an event as the seat sees it, and its JSON
+
+
+def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Shown], bool]:
     fold = t.games.get(game_id)
     events = t.games.visible_events(fold, seat, after, PAGE)
-    return events, fold.over and after >= fold.version
+    return [(e, msgspec.json.encode(e)) for e in events], fold.over and after >= fold.version
 
 
 async def follow(
     t: Tabletop, game_id: UUID, seat: int | None, after: int
-) -> AsyncIterator[dict[str, Any] | None]:
-    """The visible events after `after`, then each new one as it is appended, until the
-    game's last event; None now and then on a quiet stream (a keep-alive)."""
+) -> AsyncIterator[Shown | None]:
+    """The visible events after `after` (each with its JSON), then each new one as it is
+    appended, until the game's last event; None now and then on a quiet stream (a
+    keep-alive)."""
     with t.live.watching(game_id) as woken:
         while True:
             woken.clear()  # before reading: a commit during the read wakes us again
             since = t.live.commits(game_id)
             key = (game_id, seat, after)
             events, over = await t.live.shared_read(key, since, _read, t, game_id, seat, after)
-            for event in events:
-                yield event
+            for shown in events:
+                yield shown
+                event = shown[0]
                 after = event["version"]
                 if event["type"] in ENDINGS:
                     return
@@ -206,25 +214,29 @@ async def follow(
                     await asyncio.wait_for(woken.wait(), HEARTBEAT)
                 except TimeoutError:
                     yield None
+                else:
+                    await asyncio.sleep(GATHER)
 
 
 async def ndjson_lines(
     t: Tabletop, game_id: UUID, seat: int | None, after: int
 ) -> AsyncIterator[bytes]:
-    async for event in follow(t, game_id, seat, after):
-        if event is not None:
-            yield msgspec.json.encode(event) + b"\n"
+    async for shown in follow(t, game_id, seat, after):
+        if shown is not None:
+            yield shown[1] + b"\n"
 
 
 async def _sse(
     t: Tabletop, game_id: UUID, seat: int | None, after: int
 ) -> AsyncIterator[ServerSentEventMessage]:
-    async for event in follow(t, game_id, seat, after):
-        if event is None:
+    async for shown in follow(t, game_id, seat, after):
+        if shown is None:
             yield ServerSentEventMessage(comment="keep-alive")
         else:
-            data = msgspec.json.encode(event).decode()
-            yield ServerSentEventMessage(data=data, id=event["version"], event="game_event")
+            event, data = shown
+            yield ServerSentEventMessage(
+                data=data.decode(), id=event["version"], event="game_event"
+            )
 
 
 def opening(request: Request[Any, Any, Any], game_id: UUID) -> tuple[Tabletop, int | None]:

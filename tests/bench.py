@@ -385,12 +385,17 @@ class Http:
     a Content-Length."""
 
     def __init__(self, url: str) -> None:
-        parsed = urllib.parse.urlparse(url)
+        self.url = url
+        self.key = ""
+        self.connect()
+
+    def connect(self) -> None:
+        """A new connection (the server closes one idle for its keep-alive time)."""
+        parsed = urllib.parse.urlparse(self.url)
         self.host = f"{parsed.hostname}:{parsed.port}"
         self.sock = socket.create_connection((parsed.hostname, parsed.port), timeout=60)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
-        self.key = ""
 
     def call(
         self,
@@ -664,6 +669,8 @@ def fanout_section() -> None:
             state = {"version": joined["version"], "awaiting": joined["awaiting"]}
             alone = _timed_moves(seats, game, state, 120)
             watchers = _spectators(url, game, SPECTATORS)
+            for seat in seats:
+                seat.connect()
             try:
                 watched = _timed_moves(seats, game, state, 120)
             finally:

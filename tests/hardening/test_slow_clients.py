@@ -64,7 +64,7 @@ def _closed_within(sock: socket.socket, seconds: float) -> bytes | None:
 
 def test_half_sent_requests_are_timed_out_and_connections_bounded(served: str) -> None:
     half = _connect(served)
-    half.sendall(b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"na")
+    half.sendall(b'POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"na')
     silent = _connect(served)
     answered = _closed_within(half, 15)
     assert answered is not None and answered.startswith(b"HTTP/1.1 408"), answered
