@@ -250,7 +250,8 @@ def list_game_types() -> list[s.GameType]:
 )
 async def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s.GameOut:
     """Create a game; `bots` fills seats with bots by name ("random" works for every game);
-    `seat` seats the creator."""
+    `seat` seats the creator. Quotas (429 with Retry-After): `bot_games_limited` (games with
+    bots per player and minute), `too_many_open_games` (games not over a player sits in)."""
     t = _app(request)
     bots = {int(seat): bot for seat, bot in data.bots.items()}
     await admit_game(request, t, bots=bool(bots))
@@ -282,7 +283,8 @@ async def join_game(
     game_id: FromPath[UUID],
     data: JSONBody[s.JoinGame | None] = None,
 ) -> s.GameOut:
-    """Take a seat (the first free one if none is named); the game starts when full."""
+    """Take a seat (the first free one if none is named); the game starts when full. 429
+    `too_many_open_games` when the caller sits in its quota of games not over."""
     t = _app(request)
     await admit_game(request, t, bots=False)
     seat = data.seat if data else None

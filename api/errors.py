@@ -122,8 +122,9 @@ HANDLERS = {
 
 
 def documented(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problem responses a route can give (and 503, which any
-    route gives while the store does not answer)."""
+    """OpenAPI entries for the problem responses a route can give (and 429 and 503, which
+    any route gives: a rate limit reached, the store down or the server overloaded; both
+    with Retry-After)."""
     return {
         s: ResponseSpec(
             data_container=ProblemBody,
@@ -131,5 +132,5 @@ def documented(*statuses: int) -> dict[int, ResponseSpec]:
             description=_TITLES[s],
             generate_examples=False,
         )
-        for s in (*statuses, 503)
+        for s in (*statuses, 429, 503)
     }
