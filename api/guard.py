@@ -118,6 +118,10 @@ async def _answered(
     watch.waiting.add(answer_now)
     try:
         await next_app(scope, receive, sending)
+    except Exception:
+        if not state["answered"]:
+            raise
+        # the client has its 503: what the handler met later is the outage it was told of
     finally:
         begun()
 

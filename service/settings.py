@@ -101,8 +101,9 @@ class Settings(msgspec.Struct, kw_only=True):
             "POSTGRES_PASSWORD": unquote(url.password or ""),
             "POSTGRES_POOL_SIZE": query.get("pool_size", "10"),
             "POSTGRES_MAX_OVERFLOW": query.get("max_overflow", "20"),
-            # the longest wait for a pooled connection (the library's name for it)
-            "POSTGRES_CONNECT_TIMEOUT": str(max(1, round(self.limits.store_wait))),
+            # the longest wait for a pooled connection (the library's name for it); the
+            # API's own store waits `store_wait` (service/store.py bound_waits)
+            "POSTGRES_CONNECT_TIMEOUT": "5",
             # a save waits this long on the events table's lock, then fails (503)
             "POSTGRES_LOCK_TIMEOUT": str(max(1, round(self.limits.statement_timeout))),
             # one round trip per save, the log still gap-free (see service/pg_recorder.py)
