@@ -8,6 +8,7 @@ the loop writer, see service/loop_writer.py).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any
@@ -23,7 +24,9 @@ from litestar.response import Stream
 
 from api import schemas as s
 from api.errors import HANDLERS, documented
-from api.health import StoreProbe, health
+from api.guard import GuardMiddleware
+from api.health import StoreWatch, health
+from api.limits import admit_game, buckets
 from api.live import LiveHub, ndjson_lines, stream_events
 from api.lobby import get_player, list_games
 from api.metrics import Metrics, metrics
@@ -41,7 +44,7 @@ from service.errors import Conflict, Forbidden, Unauthorized
 from service.fold import ENDINGS, Fold
 from service.games import GameService, game_types
 from service.players import Player, Players
-from service.settings import Settings
+from service.settings import Limits, Settings
 from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
 
@@ -63,9 +66,15 @@ class Tabletop:
         create_tables: bool = True,
         now: Callable[[], str] = now_text,
         keep_time: Settings | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
         self.games = GameService(store, now)
+        self.limits = limits or Limits()
+        self.register = buckets(self.limits.register)  # per client address
+        self.per_key = buckets(self.limits.per_key)
+        self.bad_keys = buckets(self.limits.bad_keys)  # per client address
+        self.bot_games = buckets(self.limits.bot_games)  # per player
         self.players = Players(store)
         self.arbiters = arbiters
         self.reads = view_for(store)
@@ -74,7 +83,7 @@ class Tabletop:
         self.live = LiveHub(store)
         self.games.on_commit = self._committed
         self.metrics = Metrics(self)
-        self.probe = StoreProbe(store)
+        self.watch = StoreWatch(store)
         self._projections = projections
         self.runner: GamesRunner | None = None
         # Applies the timeouts, in a thread of this app with `keep_time` (the store's settings):
@@ -103,6 +112,7 @@ class Tabletop:
             await self.games.loop_writer.close()
         if self.games.heads is not None:
             await self.games.heads.close()
+        await self.watch.close()
 
     def stop(self) -> None:
         self._time_stop.set()
@@ -240,9 +250,11 @@ def list_game_types() -> list[s.GameType]:
 )
 async def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]) -> s.GameOut:
     """Create a game; `bots` fills seats with bots by name ("random" works for every game);
-    `seat` seats the creator."""
+    `seat` seats the creator. Quotas (429 with Retry-After): `bot_games_limited` (games with
+    bots per player and minute), `too_many_open_games` (games not over a player sits in)."""
     t = _app(request)
     bots = {int(seat): bot for seat, bot in data.bots.items()}
+    await admit_game(request, t, bots=bool(bots))
     clock = msgspec.to_builtins(data.clock) if data.clock is not None else None
     args = (
         data.game,
@@ -271,8 +283,10 @@ async def join_game(
     game_id: FromPath[UUID],
     data: JSONBody[s.JoinGame | None] = None,
 ) -> s.GameOut:
-    """Take a seat (the first free one if none is named); the game starts when full."""
+    """Take a seat (the first free one if none is named); the game starts when full. 429
+    `too_many_open_games` when the caller sits in its quota of games not over."""
     t = _app(request)
+    await admit_game(request, t, bots=False)
     seat = data.seat if data else None
     fold, player = await _write(request, t.games.join_on_loop, t.games.join, game_id, seat)
     return _game_out(t, fold, player)
@@ -562,6 +576,11 @@ def _ndjson(items: list[Any]) -> Iterator[bytes]:
         yield _encode(item) + b"\n"
 
 
+async def _watch(app: Litestar) -> None:
+    tabletop: Tabletop = app.state.tabletop
+    tabletop.watch.attach(asyncio.get_running_loop())
+
+
 async def _drain(app: Litestar) -> None:
     tabletop: Tabletop = app.state.tabletop
     await tabletop.drain()
@@ -595,7 +614,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             *VIEWER,
         ],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
-        middleware=[RequestMiddleware()],
+        middleware=[RequestMiddleware(), GuardMiddleware()],
         openapi_config=OpenAPIConfig(
             title="Tabletop",
             version="1.0.0",
@@ -605,7 +624,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             ),
         ),
         request_max_body_size=1 << 20,
-        on_startup=[lambda _: tabletop.start()],
+        on_startup=[_watch, lambda _: tabletop.start()],
         on_shutdown=[_drain, lambda _: tabletop.stop()],
         debug=False,
     )

@@ -30,6 +30,18 @@ def serve(
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port")] = 8000,
     workers: Annotated[int, typer.Option(help="processes (Postgres only)")] = 1,
+    read_timeout: Annotated[
+        float, typer.Option(help="seconds for a request to arrive in full (then 408, closed)")
+    ] = 10.0,
+    max_connections: Annotated[int, typer.Option(help="open connections per process")] = 2048,
+    keep_alive: Annotated[int, typer.Option(help="seconds an idle connection stays open")] = 5,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            help="addresses of reverse proxies whose X-Forwarded-For names the client "
+            "(comma-separated, or *)"
+        ),
+    ] = "127.0.0.1",
 ) -> None:
     """Serve the API (SQLite store unless DATABASE_URL is set)."""
     import uvicorn
@@ -54,6 +66,9 @@ def serve(
     if settings.database_url is not None and os.environ.get("TABLETOP_PROJECTIONS", "app") == "app":
         runner = RunnerBeside(settings)
         os.environ["TABLETOP_PROJECTIONS"] = "elsewhere"
+    # read by api/server.py in each worker process
+    os.environ["TABLETOP_READ_TIMEOUT"] = str(read_timeout)
+    os.environ["TABLETOP_MAX_CONNECTIONS"] = str(max_connections)
     try:
         uvicorn.run(
             "api.main:build",
@@ -61,6 +76,10 @@ def serve(
             host=host,
             port=port,
             workers=workers,
+            http="api.server:BoundedHttp",
+            timeout_keep_alive=keep_alive,
+            proxy_headers=True,
+            forwarded_allow_ips=forwarded_allow_ips,
             log_level="warning",
             access_log=False,
         )

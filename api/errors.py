@@ -29,6 +29,7 @@ _TITLES = {
     413: "Payload Too Large",
     415: "Unsupported Media Type",
     422: "Unprocessable Content",
+    429: "Too Many Requests",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
@@ -49,20 +50,28 @@ _CODES = {
 }
 
 
-def problem(status: int, code: str, detail: str, **extra: Any) -> Response[bytes]:
-    body = ProblemBody(
-        type=f"https://tabletop.example/problems/{code}",
-        title=_TITLES.get(status, "Error"),
-        status=status,
-        detail=detail,
-        code=code,
-        version=extra.get("version"),
+def problem_body(status: int, code: str, detail: str, version: int | None = None) -> bytes:
+    return msgspec.json.encode(
+        ProblemBody(
+            type=f"https://tabletop.example/problems/{code}",
+            title=_TITLES.get(status, "Error"),
+            status=status,
+            detail=detail,
+            code=code,
+            version=version,
+        )
     )
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Response[bytes]:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if status in (429, 503):  # when to try again: the refusal's own, or a second
+        headers["Retry-After"] = str(extra.get("retry_after", 1))
     return Response(
-        content=msgspec.json.encode(body),
+        content=problem_body(status, code, detail, extra.get("version")),
         status_code=status,
         media_type=PROBLEM_JSON,
-        headers={"WWW-Authenticate": "Bearer"} if status == 401 else None,
+        headers=headers or None,
     )
 
 
@@ -94,6 +103,7 @@ def on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
 
 def on_store_down(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.warning("store_unavailable", path=request.url.path, error=repr(exc))
+    request.app.state.tabletop.watch.failed(exc)  # is it down? (api/health.py)
     return problem(503, "unavailable", "the event store does not answer; try again shortly")
 
 
@@ -112,8 +122,9 @@ HANDLERS = {
 
 
 def documented(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problem responses a route can give (and 503, which any
-    route gives while the store does not answer)."""
+    """OpenAPI entries for the problem responses a route can give (and 429 and 503, which
+    any route gives: a rate limit reached, the store down or the server overloaded; both
+    with Retry-After)."""
     return {
         s: ResponseSpec(
             data_container=ProblemBody,
@@ -121,5 +132,5 @@ def documented(*statuses: int) -> dict[int, ResponseSpec]:
             description=_TITLES[s],
             generate_examples=False,
         )
-        for s in (*statuses, 503)
+        for s in (*statuses, 429, 503)
     }

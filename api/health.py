@@ -1,64 +1,201 @@
-"""GET /health: 200 when the store answers, 503 when it does not, within HEALTH_TIMEOUT.
+"""GET /health, and the watch that knows when the store is down.
 
-The store's own calls retry for a long time when the database is gone (about ten tries of
-the connect timeout); a load balancer wants an answer now, so the probe runs in a thread of
-its own and the request waits for it no longer than HEALTH_TIMEOUT. One probe at a time:
-requests arriving while one runs share its answer.
+/health is answered on the event loop, never from a worker thread (they may all be waiting
+on a lost store): on Postgres it asks `SELECT 1` on a connection of its own, on SQLite it
+reads the store in a thread of its own, and it waits no longer than HEALTH_TIMEOUT. Checks
+arriving while a probe runs share its answer.
+
+The watch (Postgres) turns a lost database into prompt 503s and a prompt recovery:
+
+- a request that met the store's error, or that has waited SUSPECT_AFTER without an answer,
+  asks for a probe; a probe that fails (or takes HEALTH_TIMEOUT) marks the store down. Then
+  the API requests still waiting are answered 503 at once, whatever their worker threads are
+  stuck in (a frozen server never answers a statement: their late results are dropped), the
+  next ones too (api/guard.py), and the library's pool waits no longer than DOWN_WAIT for a
+  connection, so that threads give up within seconds instead of retrying for its patience;
+- while down, a probe every PROBE_EVERY sees the database come back. The pool's connections
+  (dead after a restart) are then replaced at once, rather than after the pool's own back-off
+  (up to a minute after a long outage), and the pool waits as long as before.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+import psycopg
+import structlog
 from litestar import Request, get
+from psycopg.rows import tuple_row
+from psycopg_pool import PoolTimeout
 
 from api.errors import documented
 from api.schemas import Health
 from service.errors import Unavailable
+from service.loop_writer import own_connection
+from service.pg_recorder import LockedFunctionRecorder
+from service.store import EventStoreApp
 
-HEALTH_TIMEOUT = 2.0
+log = structlog.get_logger("tabletop.health")
+
+HEALTH_TIMEOUT = 1.5  # seconds the store has to answer /health (which answers within 2 s)
+PROBE_EVERY = 0.2  # seconds between probes while the store is down
+SUSPECT_AFTER = 1.0  # seconds an API request waits for its answer before the store is probed
+DOWN_WAIT = 0.2  # seconds a request waits for a pooled connection while the store is down
 
 
-class StoreProbe:
-    def __init__(self, store: Any) -> None:
+class StoreWatch:
+    def __init__(self, store: EventStoreApp) -> None:
         self._store = store
-        self._lock = threading.Lock()
-        self._running: Future[None] | None = None
+        recorder = store.recorder
+        postgres = isinstance(recorder, LockedFunctionRecorder)
+        self._connect_args = own_connection(recorder, row_factory=tuple_row) if postgres else None
+        self._pool: Any = recorder.datastore.pool if postgres else None  # type: ignore[attr-defined]
+        self._wait = self._pool.timeout if postgres else 0.0
+        self._conn: psycopg.AsyncConnection[Any] | None = None
+        self._probe: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._watching: asyncio.Task[None] | None = None
+        self._suspecting: asyncio.Future[None] | None = None
+        self.down_since: float | None = None  # monotonic time the store was found down
+        # what to call when the store is found down: answer each API request still waiting
+        self.waiting: set[Callable[[], None]] = set()
 
-    def check(self, timeout: float = HEALTH_TIMEOUT) -> None:
+    @property
+    def down(self) -> bool:
+        return self.down_since is not None
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The app's event loop (at startup): where probes run."""
+        self._loop = loop
+
+    async def close(self) -> None:
+        for task in (self._watching, self._probe):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    async def check(self, timeout: float = HEALTH_TIMEOUT) -> None:
         """Return when the store answers; raise Unavailable otherwise."""
-        with self._lock:
-            probe = self._running
-            if probe is None or probe.done():
-                probe = self._running = Future()
-                threading.Thread(target=self._probe, args=(probe,), daemon=True).start()
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.ensure_future(self._ask(timeout))
         try:
-            probe.result(timeout)
-        except FutureTimeout:
+            await asyncio.wait_for(asyncio.shield(self._probe), timeout)
+        except TimeoutError:
+            self._found_down()
             raise Unavailable("store_unavailable", "the store does not answer in time") from None
         except Exception as error:  # any failure of the store means "not healthy"
+            self._found_down()
             detail = f"the store does not answer: {error}"
             raise Unavailable("store_unavailable", detail) from None
+        self._found_up()
 
-    def _probe(self, probe: Future[None]) -> None:
+    def check_from_thread(self) -> None:
+        """`check` from another thread than the app's event loop (the metrics scrape)."""
+        if self._loop is None:
+            raise Unavailable("store_unavailable", "the app has not started")
+        asyncio.run_coroutine_threadsafe(self.check(), self._loop).result()
+
+    def failed(self, error: BaseException) -> None:
+        """A request met the store's error (any thread): probe now. If the store answers,
+        the error came from a connection the pool still held from before a restart: the
+        pool's connections are replaced (not for a pool that was merely all busy)."""
+        loop = self._loop
+        if self._connect_args is None or loop is None or self.down:
+            return
+        renew = not isinstance(error.__cause__, PoolTimeout)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the app stopped
+            loop.call_soon_threadsafe(self.suspect, renew)
+
+    def suspect(self, renew: bool = False) -> None:
+        """(On the loop) Probe the store now, unless a probe runs or it is known down."""
+        if self._connect_args is None or self.down:
+            return
+        if self._probe is None or self._probe.done():
+            self._suspecting = asyncio.ensure_future(self._quietly())
+            if renew:
+                self._suspecting.add_done_callback(lambda _: self._drain())
+
+    async def _quietly(self) -> None:
+        with contextlib.suppress(Unavailable):
+            await self.check()
+
+    async def _ask(self, timeout: float) -> None:
+        if self._connect_args is None:  # SQLite: the store itself, in a thread of its own
+            await asyncio.wrap_future(_in_own_thread(self._store.recorder.max_notification_id))
+            return
         try:
-            self._store.recorder.max_notification_id()
+            async with asyncio.timeout(timeout):
+                if self._conn is None or self._conn.closed:
+                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
+                await self._conn.execute("SELECT 1")
+        except BaseException:
+            conn, self._conn = self._conn, None
+            if conn is not None:
+                with contextlib.suppress(psycopg.Error):
+                    await conn.close()
+            raise
+
+    def _found_down(self) -> None:
+        if self._pool is None or self.down:
+            return
+        self.down_since = time.monotonic()
+        self._pool.timeout = DOWN_WAIT
+        log.warning("store_down", waiting=len(self.waiting))
+        self._watching = asyncio.ensure_future(self._watch())
+        for answer in list(self.waiting):
+            answer()
+
+    def _found_up(self) -> None:
+        if not self.down:
+            return
+        assert self.down_since is not None
+        log.warning("store_back", down_s=round(time.monotonic() - self.down_since, 2))
+        self._pool.timeout = self._wait
+        self.down_since = None
+        self._drain()
+
+    def _drain(self) -> None:
+        """New connections for the pool's idle ones (and its busy ones, when they return)."""
+        if self._pool is not None and not self.down:
+            threading.Thread(target=self._pool.drain, daemon=True).start()
+
+    async def _watch(self) -> None:
+        while self.down:
+            await asyncio.sleep(PROBE_EVERY)
+            with contextlib.suppress(Unavailable):
+                await self.check()
+
+
+def _in_own_thread(call: Any) -> Future[Any]:
+    future: Future[Any] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(call())
         except BaseException as error:
-            probe.set_exception(error)
-        else:
-            probe.set_result(None)
+            future.set_exception(error)
+
+    threading.Thread(target=run, daemon=True).start()
+    return future
 
 
 @get(
     "/health",
     operation_id="health",
     tags=["operations"],
-    sync_to_thread=True,
     responses=documented(503),
 )
-def health(request: Request[Any, Any, Any]) -> Health:
-    request.app.state.tabletop.probe.check()
+async def health(request: Request[Any, Any, Any]) -> Health:
+    """200 when the store answers within 1.5 s, 503 `store_unavailable` otherwise (answered
+    on the event loop: it needs no worker thread)."""
+    await request.app.state.tabletop.watch.check()
     return Health("ok")

@@ -6,6 +6,13 @@ game when its log grows: at once for commits of this process (the game service's
 hook), and through a subscription to the log for other processes (LISTEN/NOTIFY on
 Postgres). Each stream shows the events as the caller's seat may see them (redacted while
 the game runs) and ends after the game's last event.
+
+Hundreds of streams may follow one game. A commit wakes them with one call per event loop
+(not one each); a woken stream gathers for GATHER seconds (a burst of moves is then read
+once), and streams that want the same thing (the same game, seat and position) share one
+read of it in one worker thread, which also encodes each event's JSON once for all of them.
+So the spectators of a game cost about one read per move, not one each, and the event loop
+(the writers' too) is left with little more than passing bytes on.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ log = structlog.get_logger("tabletop.live")
 
 EVENT_STREAM = "text/event-stream"
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
+GATHER = 0.1  # seconds a woken stream waits for more commits before it reads
 PAGE = 1000
 ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
 
@@ -45,16 +53,22 @@ class NotAcceptable(Problem):
     status = 406
 
 
+_Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
+
+
 class LiveHub:
     """Wakes the open streams of a game. It follows the log (for other processes' commits)
     only while some stream is open: with none, a commit costs this process nothing."""
 
     def __init__(self, store: EventStoreApp) -> None:
         self._store = store
-        self._waiters: dict[UUID, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._waiters: dict[UUID, set[_Waiter]] = {}
         self._lock = threading.Lock()
         self._following: object | None = None  # the token of the current follower thread
         self._subscription: Any = None
+        self._commits: dict[UUID, int] = {}  # per watched game: commits heard so far
+        # reads in flight, by (game, seat, after): (commits heard when it began, its result)
+        self._reads: dict[tuple[UUID, int | None, int], tuple[int, asyncio.Future[Any]]] = {}
 
     def stop(self) -> None:
         """Stop following the log (the app stops; streams still open end with it)."""
@@ -102,10 +116,38 @@ class LiveHub:
 
     def publish(self, game_id: UUID, version: int = 0) -> None:
         with self._lock:
+            if game_id in self._commits:
+                self._commits[game_id] += 1
             waiters = [*self._waiters.get(game_id, ()), *self._waiters.get(ANY_GAME, ())]
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for loop, woken in waiters:
-            with suppress(RuntimeError):  # that stream's loop is closed
-                loop.call_soon_threadsafe(woken.set)
+            by_loop.setdefault(loop, []).append(woken)
+        for loop, events in by_loop.items():
+            with suppress(RuntimeError):  # that loop is closed
+                loop.call_soon_threadsafe(_set_all, events)
+
+    def commits(self, game_id: UUID) -> int:
+        """How many commits of a watched game this hub has heard (it only grows)."""
+        with self._lock:
+            return self._commits.get(game_id, 0)
+
+    async def shared_read(
+        self, key: tuple[UUID, int | None, int], since: int, read: Any, *args: Any
+    ) -> Any:
+        """`read(*args)` in a worker thread, shared by every stream asking for `key` while
+        it runs, if it began once `since` commits of the game were heard: it then sees
+        everything that woke the caller."""
+        running = self._reads.get(key)
+        if running is None or running[0] < since:
+            future = asyncio.ensure_future(anyio.to_thread.run_sync(read, *args))
+            running = self._reads[key] = (self.commits(key[0]), future)
+
+            def forget(_: Any, key: Any = key, running: Any = running) -> None:
+                if self._reads.get(key) is running:
+                    del self._reads[key]
+
+            future.add_done_callback(forget)
+        return await asyncio.shield(running[1])
 
     @contextmanager
     def watching(self, game_id: UUID) -> Iterator[asyncio.Event]:
@@ -115,6 +157,7 @@ class LiveHub:
                 self._following = token = object()
                 threading.Thread(target=self._tail, args=(token,), daemon=True).start()
             self._waiters.setdefault(game_id, set()).add(entry)
+            self._commits.setdefault(game_id, 0)
         try:
             yield entry[1]
         finally:
@@ -125,29 +168,42 @@ class LiveHub:
                     waiters.discard(entry)
                     if not waiters:
                         del self._waiters[game_id]
+                        self._commits.pop(game_id, None)
                 if not self._waiters:
                     closing = self._unfollow()
             if closing is not None:
                 closing.stop()  # the last stream closed
 
 
-def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Any], bool]:
+def _set_all(events: list[asyncio.Event]) -> None:
+    for event in events:
+        event.set()
+
+
+Shown = tuple[dict[str, Any], bytes]  # an event as the seat sees it, and its JSON
+
+
+def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Shown], bool]:
     fold = t.games.get(game_id)
     events = t.games.visible_events(fold, seat, after, PAGE)
-    return events, fold.over and after >= fold.version
+    return [(e, msgspec.json.encode(e)) for e in events], fold.over and after >= fold.version
 
 
 async def follow(
     t: Tabletop, game_id: UUID, seat: int | None, after: int
-) -> AsyncIterator[dict[str, Any] | None]:
-    """The visible events after `after`, then each new one as it is appended, until the
-    game's last event; None now and then on a quiet stream (a keep-alive)."""
+) -> AsyncIterator[Shown | None]:
+    """The visible events after `after` (each with its JSON), then each new one as it is
+    appended, until the game's last event; None now and then on a quiet stream (a
+    keep-alive)."""
     with t.live.watching(game_id) as woken:
         while True:
             woken.clear()  # before reading: a commit during the read wakes us again
-            events, over = await anyio.to_thread.run_sync(_read, t, game_id, seat, after)
-            for event in events:
-                yield event
+            since = t.live.commits(game_id)
+            key = (game_id, seat, after)
+            events, over = await t.live.shared_read(key, since, _read, t, game_id, seat, after)
+            for shown in events:
+                yield shown
+                event = shown[0]
                 after = event["version"]
                 if event["type"] in ENDINGS:
                     return
@@ -158,25 +214,29 @@ async def follow(
                     await asyncio.wait_for(woken.wait(), HEARTBEAT)
                 except TimeoutError:
                     yield None
+                else:
+                    await asyncio.sleep(GATHER)
 
 
 async def ndjson_lines(
     t: Tabletop, game_id: UUID, seat: int | None, after: int
 ) -> AsyncIterator[bytes]:
-    async for event in follow(t, game_id, seat, after):
-        if event is not None:
-            yield msgspec.json.encode(event) + b"\n"
+    async for shown in follow(t, game_id, seat, after):
+        if shown is not None:
+            yield shown[1] + b"\n"
 
 
 async def _sse(
     t: Tabletop, game_id: UUID, seat: int | None, after: int
 ) -> AsyncIterator[ServerSentEventMessage]:
-    async for event in follow(t, game_id, seat, after):
-        if event is None:
+    async for shown in follow(t, game_id, seat, after):
+        if shown is None:
             yield ServerSentEventMessage(comment="keep-alive")
         else:
-            data = msgspec.json.encode(event).decode()
-            yield ServerSentEventMessage(data=data, id=event["version"], event="game_event")
+            event, data = shown
+            yield ServerSentEventMessage(
+                data=data.decode(), id=event["version"], event="game_event"
+            )
 
 
 def opening(request: Request[Any, Any, Any], game_id: UUID) -> tuple[Tabletop, int | None]:

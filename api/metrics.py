@@ -59,7 +59,7 @@ class _Scraped(Collector):
         moves.add_metric([], self._t.games.moves_applied)
         yield moves
         try:
-            self._t.probe.check()  # bounded: a lost store must not hold the scrape
+            self._t.watch.check_from_thread()  # bounded: a lost store must not hold the scrape
             behind, seconds = lag(self._t.store, self._t.reads)
         except Exception:  # the store does not answer: /health says so; metrics still serve
             return

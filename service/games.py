@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -56,6 +54,8 @@ from service.fold import (
     Fold,
     new_fold,
 )
+from service.fold_cache import FoldCache
+from service.game_locks import GameLock, GameLocks
 from service.group_commit import GroupCommit
 from service.heads import Heads
 from service.lines import service_line
@@ -63,6 +63,7 @@ from service.loop_writer import LoopWriter
 from service.pg_recorder import LockedFunctionRecorder
 from service.players import Player
 from service.reader import read_events
+from service.settings import Limits
 from service.store import EventStoreApp, Recorded, SeedKept
 
 log = structlog.get_logger("tabletop.games")
@@ -70,7 +71,11 @@ log = structlog.get_logger("tabletop.games")
 _T = TypeVar("_T")
 
 SEED_NAMESPACE = UUID("6d1c2a52-4f0e-4b8e-9a57-1f3c8f0d2b11")
-CACHE_SIZE = 4096
+# The cache's bounds: TABLETOP_CACHE_MB of folds by their deep size (service/fold_cache.py),
+# and TABLETOP_CACHE_GAMES games.
+_LIMITS = Limits.from_env()
+CACHE_BYTES = int(_LIMITS.cache_mb * 2**20)
+CACHE_SIZE = _LIMITS.cache_games
 MAX_SEATS = 16
 
 
@@ -135,10 +140,9 @@ class GameService:
         pg = isinstance(store.recorder, LockedFunctionRecorder)
         self.loop_writer = LoopWriter(store) if pg else None
         self.heads = Heads(store) if pg else None  # the store's head of a game, on the loop
-        self._cache: OrderedDict[UUID, Fold] = OrderedDict()
+        self._cache = FoldCache(CACHE_BYTES, CACHE_SIZE)
         self._seeds: dict[UUID, bytes] = {}
-        self._locks: dict[UUID, threading.Lock] = {}
-        self._guard = threading.Lock()
+        self._lock = GameLocks()  # self._lock(game_id): that game's lock
         self.moves_applied = 0
         # Called with (game id, new version) after each commit: wakes live streams and
         # the projection runner of this process without polling.
@@ -468,7 +472,7 @@ class GameService:
         self,
         step: _Decided,
         apply: Callable[[_Decided], _T],
-        lock: threading.Lock | None = None,
+        lock: GameLock | None = None,
     ) -> _T | None:
         """Save `step` with the loop writer and apply it, as one task that a cancelled
         request does not cut short (what is committed is also cached and announced); the
@@ -892,13 +896,6 @@ class GameService:
         if self.on_commit is not None:
             self.on_commit(fold.id, fold.version)
 
-    def _lock(self, game_id: UUID) -> threading.Lock:
-        with self._guard:
-            lock = self._locks.get(game_id)
-            if lock is None:
-                lock = self._locks[game_id] = threading.Lock()
-            return lock
-
     def _cached(self, game_id: UUID) -> Fold:
         fold = self._cache.get(game_id)
         return fold if fold is not None else self._fresh(game_id)
@@ -920,15 +917,8 @@ class GameService:
         return fold
 
     def _remember(self, fold: Fold) -> None:
-        with self._guard:
-            current = self._cache.get(fold.id)
-            if current is None or current.version <= fold.version:
-                self._cache[fold.id] = fold
-            self._cache.move_to_end(fold.id)
-            while len(self._cache) > CACHE_SIZE:
-                old, _ = self._cache.popitem(last=False)
-                self._seeds.pop(old, None)
-                self._locks.pop(old, None)
+        for dropped in self._cache.keep(fold):
+            self._seeds.pop(dropped, None)
 
     def _seed(self, game_id: UUID) -> bytes:
         seed = self._seeds.get(game_id)

@@ -8,11 +8,11 @@ anyway, and keeping it hot (one server process, its statement prepared) makes a 
 cheaper than from the pool.
 
 A batch that meets a version conflict is retried request by request, as in GroupCommit, so
-only the stale request hears of it. A lost connection is replaced and the write retried with
-the library's own patience (10 tries, 0.2 s apart); a commit whose answer was lost comes back
-as a conflict, which the caller resolves by reading the store. A connection that silently
-stops answering (a dropped route, a vanished host) is given up after SAVE_TIMEOUT, and TCP
-keepalives find a dead idle one, so a save never waits on it for long.
+only the stale request hears of it. A lost connection is replaced and the write retried
+(0.2 s apart) for at most SAVE_TIMEOUT in all; a commit whose answer was lost comes back as
+a conflict, which the caller resolves by reading the store. A connection that silently
+stops answering (a dropped route, a frozen server) is given up when that time is spent, and
+TCP keepalives find a dead idle one: the request hears 503 within seconds.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from service.group_commit import MAX_EVENTS, next_batch
 from service.pg_recorder import LockedFunctionRecorder
 from service.store import EventStoreApp
 
-ATTEMPTS, PAUSE = 10, 0.2
-SAVE_TIMEOUT = 10.0  # seconds for one attempt; a save normally takes about a millisecond
+PAUSE = 0.2  # seconds between attempts
+SAVE_TIMEOUT = 5.0  # seconds for all attempts of a save; one normally takes a millisecond
 KEEPALIVES: dict[str, Any] = {
     "keepalives": 1,
     "keepalives_idle": 30,
@@ -45,7 +45,7 @@ def own_connection(recorder: LockedFunctionRecorder, **extra: Any) -> dict[str, 
     pool's, with keepalives, autocommit and a bounded connect)."""
     pooled = recorder.datastore.pool.kwargs
     assert isinstance(pooled, dict), "the library's pool is built from keyword arguments"
-    return {**pooled, **KEEPALIVES, "autocommit": True, "connect_timeout": 5, **extra}
+    return {"connect_timeout": 5, **pooled, **KEEPALIVES, "autocommit": True, **extra}
 
 
 class _Pending:
@@ -128,9 +128,11 @@ class LoopWriter:
 
     async def _insert(self, events: Sequence[Any]) -> None:
         stored = [self._mapper.to_stored_event(e) for e in events]
-        for attempt in range(ATTEMPTS):
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + SAVE_TIMEOUT
+        while True:
             try:
-                async with asyncio.timeout(SAVE_TIMEOUT):
+                async with asyncio.timeout_at(give_up):
                     if self._conn is None or self._conn.closed:
                         self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
                     await self._recorder.insert_events_async(self._conn, stored)
@@ -143,8 +145,8 @@ class LoopWriter:
                 TimeoutError,
             ) as error:
                 await self._drop_connection()
-                if attempt == ATTEMPTS - 1:
-                    raise OperationalError(str(error)) from error
+                if loop.time() + PAUSE >= give_up:
+                    raise OperationalError(str(error) or "the store did not answer") from error
                 await asyncio.sleep(PAUSE)
 
     async def _drop_connection(self) -> None:

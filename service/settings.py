@@ -10,12 +10,63 @@ import msgspec
 from service.pg_recorder import TOPIC as RECORDER_TOPIC
 
 
+class Rate(msgspec.Struct, frozen=True):
+    """A token bucket: a burst of `count`, refilled at `count` per `seconds`."""
+
+    count: int
+    seconds: float
+
+    @classmethod
+    def parse(cls, text: str) -> Rate | None:
+        """`COUNT/SECONDS` (e.g. `20/60`); `off` or `0` for no limit."""
+        if text.strip().lower() in ("off", "0", "none", ""):
+            return None
+        count, _, seconds = text.partition("/")
+        rate = cls(int(count), float(seconds or "1"))
+        if rate.count < 1 or rate.seconds <= 0:
+            raise ValueError(f"a rate is COUNT/SECONDS with both above 0, not {text!r}")
+        return rate
+
+
+class Limits(msgspec.Struct, kw_only=True, frozen=True):
+    """What one process lets a client have (docs: README, "Limits"). Built in code (the
+    tests) there are no rate limits; `from_env` gives a public server's defaults."""
+
+    register: Rate | None = None  # new players per client address
+    per_key: Rate | None = None  # requests per API key
+    bad_keys: Rate | None = None  # requests with a wrong API key per client address
+    bot_games: Rate | None = None  # new games with a bot per player
+    open_games: int = 0  # games not over in which a player sits (0: no cap)
+    cache_mb: float = 256.0  # the game cache's size, by the deep size of its folds
+    cache_games: int = 100_000  # and its count, a bound on its bookkeeping
+    store_wait: float = 2.0  # seconds a request waits for a store connection
+    statement_timeout: float = 5.0  # seconds a statement may run (and wait on a lock)
+    queued: int = 64  # requests waiting for a worker thread before more are shed (503)
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        env = os.environ.get
+        return cls(
+            register=Rate.parse(env("TABLETOP_LIMIT_REGISTER", "20/60")),
+            per_key=Rate.parse(env("TABLETOP_LIMIT_KEY", "3000/60")),
+            bad_keys=Rate.parse(env("TABLETOP_LIMIT_BAD_KEYS", "10/60")),
+            bot_games=Rate.parse(env("TABLETOP_LIMIT_BOT_GAMES", "10/60")),
+            open_games=int(env("TABLETOP_LIMIT_OPEN_GAMES", "50")),
+            cache_mb=float(env("TABLETOP_CACHE_MB", "256")),
+            cache_games=int(env("TABLETOP_CACHE_GAMES", "100000")),
+            store_wait=float(env("TABLETOP_STORE_WAIT", "2")),
+            statement_timeout=float(env("TABLETOP_STATEMENT_TIMEOUT", "5")),
+            queued=int(env("TABLETOP_QUEUED", "64")),
+        )
+
+
 class Settings(msgspec.Struct, kw_only=True):
     database_url: str | None = None  # postgresql://user:pass@host:port/db[?schema=s]
     sqlite_path: str = "tabletop.sqlite"
     create_tables: bool = True
     arbiters: frozenset[str] = frozenset()  # player ids allowed to audit running games
     log_json: bool | None = None  # None: JSON unless stderr is a terminal
+    limits: Limits = Limits()
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -24,6 +75,7 @@ class Settings(msgspec.Struct, kw_only=True):
             sqlite_path=os.environ.get("TABLETOP_SQLITE", "tabletop.sqlite"),
             create_tables=os.environ.get("TABLETOP_CREATE_TABLES", "y").lower() in ("y", "1"),
             arbiters=frozenset(filter(None, os.environ.get("TABLETOP_ARBITERS", "").split(","))),
+            limits=Limits.from_env(),
         )
 
     def eventsourcing_env(self) -> dict[str, str]:
@@ -49,7 +101,11 @@ class Settings(msgspec.Struct, kw_only=True):
             "POSTGRES_PASSWORD": unquote(url.password or ""),
             "POSTGRES_POOL_SIZE": query.get("pool_size", "10"),
             "POSTGRES_MAX_OVERFLOW": query.get("max_overflow", "20"),
+            # the longest wait for a pooled connection (the library's name for it); the
+            # API's own store waits `store_wait` (service/store.py bound_waits)
             "POSTGRES_CONNECT_TIMEOUT": "5",
+            # a save waits this long on the events table's lock, then fails (503)
+            "POSTGRES_LOCK_TIMEOUT": str(max(1, round(self.limits.statement_timeout))),
             # one round trip per save, the log still gap-free (see service/pg_recorder.py)
             "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
         }

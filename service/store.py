@@ -262,4 +262,25 @@ class EventStoreApp(Application[UUID]):
 
 
 def open_store(settings: Settings) -> EventStoreApp:
-    return EventStoreApp(env=settings.eventsourcing_env())
+    store = EventStoreApp(env=settings.eventsourcing_env())
+    bound_waits(store, settings)
+    return store
+
+
+def bound_waits(store: EventStoreApp, settings: Settings) -> None:
+    """(Postgres) Bound what the library's pool leaves open: a request waits `store_wait`
+    for a pooled connection, a connection attempt gives up after as long (libpq waits
+    forever on a server that accepts and never answers), and the server cancels a statement
+    after `statement_timeout`. The pool's first connections
+    were made while the tables were created: they are replaced by bounded ones."""
+    pool = getattr(getattr(store.recorder, "datastore", None), "pool", None)
+    if not isinstance(getattr(pool, "kwargs", None), dict):
+        return  # SQLite: a file, no waits to bound here
+    assert pool is not None
+    limits = settings.limits
+    pool.timeout = limits.store_wait  # the longest a request waits for a connection
+    pool.kwargs.update(
+        connect_timeout=max(1, round(limits.store_wait)),
+        options=f"-c statement_timeout={round(limits.statement_timeout * 1000)}",
+    )
+    pool.drain()

@@ -18,8 +18,15 @@
    as many threads (its own Postgres recorder: the ratio's base; and the one the service
    saves through) and raw psycopg single-row autocommitted INSERTs from 4 clients.
 4. Storage: bytes per stored event on Postgres, table and indexes, and the payload.
-5. Rules speed of every registered game: random games per second on one core (selfplay in
+5. Memory: bytes per cached game (the deep size the game cache weighs it by), and the
+   resident memory of a `tabletop serve` process holding 10,000 active games.
+6. Live fan-out: the POST latency of moves in one game with no spectators, then with 300
+   SSE spectators of it.
+7. Rules speed of every registered game: random games per second on one core (selfplay in
    this process) and evolve-only events per second over an already decoded list.
+
+BENCH_SECTIONS picks sections by name (fold, replay, api, memory, fanout, rules; all when
+unset). The servers run with the rate limits off: the bench is its own flood.
 
 The machine is shared: figures that stand side by side in one table were measured within
 a minute of each other, so their ratios mean more than any single figure.
@@ -27,8 +34,10 @@ a minute of each other, so their ratios mean more than any single figure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import selectors
 import socket
 import subprocess
 import tempfile
@@ -40,6 +49,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import psutil
 import psycopg
 import psycopg.errors
 from eventsourcing.application import Application
@@ -50,6 +60,7 @@ from domain.registry import GAMES, register
 from domain.simulate import play
 from service import snapshots
 from service.fold import SERVICE_EVENTS, Fold, new_fold
+from service.fold_cache import deep_size
 from service.games import GameService
 from service.pg_recorder import TOPIC as RECORDER_TOPIC
 from service.players import Players
@@ -66,6 +77,16 @@ SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
 WORKERS = tuple(int(w) for w in os.environ.get("BENCH_WORKERS", "1,2").split(","))
 FOLD_GAMES = int(os.environ.get("BENCH_FOLD_GAMES", "8"))
 REPLAY_GAMES = int(os.environ.get("BENCH_REPLAY_GAMES", "12"))
+ACTIVE_GAMES = int(os.environ.get("BENCH_ACTIVE_GAMES", "10000"))
+SPECTATORS = int(os.environ.get("BENCH_SPECTATORS", "300"))
+SECTIONS = set(filter(None, os.environ.get("BENCH_SECTIONS", "").split(",")))
+UNLIMITED = {
+    "TABLETOP_LIMIT_REGISTER": "off",
+    "TABLETOP_LIMIT_KEY": "off",
+    "TABLETOP_LIMIT_BAD_KEYS": "off",
+    "TABLETOP_LIMIT_BOT_GAMES": "off",
+    "TABLETOP_LIMIT_OPEN_GAMES": "0",
+}
 
 
 def _schema() -> str:
@@ -251,7 +272,7 @@ def fold_section() -> None:
 
 def replay_section() -> None:
     schema = _schema()
-    env = {**os.environ, "DATABASE_URL": _url(schema)}
+    env = {**os.environ, **UNLIMITED, "DATABASE_URL": _url(schema)}
     try:
         store = open_store(Settings(database_url=_url(schema)))
         which = ("1", "middle", "last")
@@ -350,10 +371,11 @@ def psycopg_rate(schema: str, clients: int = 4) -> float:
 def _serve(schema: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
     env = {
         **os.environ,
+        **UNLIMITED,
         "DATABASE_URL": _url(schema, workers),
         "TABLETOP_PLUGINS": "tests.secret_duel",
     }
-    return serve(env, workers=workers)
+    return serve(env, workers=workers, timeout=120)
 
 
 class Http:
@@ -363,12 +385,17 @@ class Http:
     a Content-Length."""
 
     def __init__(self, url: str) -> None:
-        parsed = urllib.parse.urlparse(url)
+        self.url = url
+        self.key = ""
+        self.connect()
+
+    def connect(self) -> None:
+        """A new connection (the server closes one idle for its keep-alive time)."""
+        parsed = urllib.parse.urlparse(self.url)
         self.host = f"{parsed.hostname}:{parsed.port}"
         self.sock = socket.create_connection((parsed.hostname, parsed.port), timeout=60)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
-        self.key = ""
 
     def call(
         self,
@@ -556,7 +583,160 @@ def storage(schema: str, when: str) -> str:
     )
 
 
-# ---- 5. rules speed ------------------------------------------------------------------------
+# ---- 5. memory -----------------------------------------------------------------------------
+
+
+def memory_section() -> None:
+    schema = _schema()
+    try:
+        store = open_store(Settings(database_url=_url(schema)))
+        service = GameService(store)
+        players = Players(store)
+        ada, _ = players.register("ada")
+        bob, _ = players.register("bob")
+        rows = []
+        duel = service.create(ada, "secret-duel", 2, {"rounds": 10, "hand_size": 5}, {}, seat=0)
+        active = service.join(bob, duel.id, None)
+        rows.append(("secret-duel, 2 people, just started", active))
+        for name, seats in (("secret-duel", 2), ("puerto-rico", 4), ("caylus", 2)):
+            if name not in GAMES:
+                continue
+            bots = dict.fromkeys(range(seats), "random")
+            over = service.create(ada, name, seats, {}, bots)
+            rows.append((f"{name}, {seats} bots, finished", over))
+        store.close()
+        print("\n## Memory\n\n| cached game | events | deep size, KiB |\n|---|---|---|")
+        for what, fold in rows:
+            print(f"| {what} | {fold.version} | {deep_size(fold, (fold.game,)) / 1024:.1f} |")
+        server, url = _serve(schema, 1)
+        try:
+            process = psutil.Process(server.pid)
+            before = process.memory_info().rss
+            took = _active_games(url, ACTIVE_GAMES)
+            settled(url)
+            after = process.memory_info().rss
+            print(
+                f"\n`tabletop serve` (one worker) resident memory: {before / 2**20:.0f} MiB "
+                f"started, {after / 2**20:.0f} MiB holding {ACTIVE_GAMES:,} active secret-duel "
+                f"games ({(after - before) / ACTIVE_GAMES / 1024:.1f} KiB per game; made in "
+                f"{took:.0f} s; the cache's bound: TABLETOP_CACHE_MB, 256 by default).",
+                flush=True,
+            )
+        finally:
+            server.terminate()
+            server.wait(20)
+    finally:
+        _drop(schema)
+
+
+def _active_games(url: str, count: int, clients: int = 8) -> float:
+    """`count` started two-seat games, made by `clients` threads (create, then join)."""
+    body = {"game": "secret-duel", "seats": 2, "seat": 0, "options": {"rounds": 10}}
+    started = time.perf_counter()
+
+    def work(i: int) -> None:
+        ada, bob = Http(url), Http(url)
+        for seat in (ada, bob):
+            seat.key = seat.call("POST", "/v1/players", {"name": f"m{i}"})[1]["api_key"]
+        for _ in range(i, count, clients):
+            game = ada.call("POST", "/v1/games", body)[1]["id"]
+            status, _ = bob.call("POST", f"/v1/games/{game}/join", {"seat": 1})
+            assert status == 200
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - started
+
+
+# ---- 6. live fan-out ------------------------------------------------------------------------
+
+
+def fanout_section() -> None:
+    schema = _schema()
+    try:
+        server, url = _serve(schema, 1)
+        try:
+            seats = [Http(url) for _ in range(4)]  # a Puerto Rico game: hundreds of moves
+            for seat in seats:
+                seat.key = seat.call("POST", "/v1/players", {"name": "fan"})[1]["api_key"]
+            body = {"game": "puerto-rico", "seats": 4, "seat": 0}
+            game = seats[0].call("POST", "/v1/games", body)[1]["id"]
+            for s in range(1, 4):
+                joined = seats[s].call("POST", f"/v1/games/{game}/join", {"seat": s})[1]
+            state = {"version": joined["version"], "awaiting": joined["awaiting"]}
+            alone = _timed_moves(seats, game, state, 120)
+            watchers = _spectators(url, game, SPECTATORS)
+            for seat in seats:
+                seat.connect()
+            try:
+                watched = _timed_moves(seats, game, state, 120)
+            finally:
+                watchers.set()
+            print(
+                f"\n## Live fan-out (one Puerto Rico game, {SPECTATORS} SSE spectators)\n\n"
+                "| spectators | moves | POST p50 ms | POST p99 ms |\n|---|---|---|---|\n"
+                f"| 0 | {len(alone)} | {_pct(alone, 0.5):.2f} | {_pct(alone, 0.99):.2f} |\n"
+                f"| {SPECTATORS} | {len(watched)} | {_pct(watched, 0.5):.2f} "
+                f"| {_pct(watched, 0.99):.2f} |",
+                flush=True,
+            )
+        finally:
+            server.terminate()
+            server.wait(20)
+    finally:
+        _drop(schema)
+
+
+def _timed_moves(seats: list[Http], game: str, state: dict[str, Any], moves: int) -> list[float]:
+    latencies = []
+    rng = random.Random(7)
+    while state["awaiting"] and len(latencies) < moves:
+        client = seats[state["awaiting"][0]]
+        legal = client.call("GET", f"/v1/games/{game}/legal-moves?limit=50")[1]
+        began = time.perf_counter()
+        status, answer = client.call(
+            "POST",
+            f"/v1/games/{game}/moves",
+            {"expected_version": legal["version"], "move": rng.choice(legal["moves"])},
+            {"Idempotency-Key": uuid.uuid4().hex},
+        )
+        assert status == 200, answer
+        latencies.append(time.perf_counter() - began)
+        state["version"], state["awaiting"] = answer["version"], answer["awaiting"]
+    return latencies
+
+
+def _spectators(url: str, game: str, count: int) -> threading.Event:
+    """`count` SSE streams of the game, drained by one thread until the event is set."""
+    parsed = urllib.parse.urlparse(url)
+    request = (
+        f"GET /v1/games/{game}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
+    ).encode()
+    selector = selectors.DefaultSelector()
+    for _ in range(count):
+        sock = socket.create_connection((parsed.hostname, parsed.port))
+        sock.sendall(request)
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+    stop = threading.Event()
+
+    def drain() -> None:
+        while not stop.is_set():
+            for key, _ in selector.select(0.2):
+                with contextlib.suppress(BlockingIOError):
+                    key.fileobj.recv(65536)  # type: ignore[union-attr]
+        for key in list(selector.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+
+    threading.Thread(target=drain, daemon=True).start()
+    time.sleep(2)  # every stream open and past its first read
+    return stop
+
+
+# ---- 7. rules speed ------------------------------------------------------------------------
 
 
 def rules_speed(name: str, games: int = 20) -> tuple[float, float]:
@@ -580,12 +760,24 @@ def rules_speed(name: str, games: int = 20) -> tuple[float, float]:
     return 1 / per_game, replay
 
 
+def _chosen(name: str) -> bool:
+    return not SECTIONS or name in SECTIONS
+
+
 def main() -> None:
     register(secret_duel.GAME)
     print(f"bench: {SECONDS:.0f} s per load measurement, Postgres at {PG}")
-    fold_section()
-    replay_section()
-    api_section()
+    for name, section in (
+        ("fold", fold_section),
+        ("replay", replay_section),
+        ("api", api_section),
+        ("memory", memory_section),
+        ("fanout", fanout_section),
+    ):
+        if _chosen(name):
+            section()
+    if not _chosen("rules"):
+        return
     print(
         "\n## Rules\n\n| game | random games/s (one core, selfplay) "
         "| evolve only, decoded list, events/s |\n|---|---|---|"

@@ -1,0 +1,154 @@
+"""What an API request must pass before a handler runs (paths under /v1/; /health, /metrics,
+the viewer's pages and the schema are never refused here):
+
+1. the store is down (api/health.py): 503 `unavailable` at once, `Retry-After: 1`;
+2. every worker thread is busy and `queued` requests already wait for one: 503 `overloaded`
+   (load shedding: an answer now rather than a request that hangs);
+3. the client address sent too many wrong API keys lately: 429 `bad_key_backoff`;
+4. the API key's requests, and the client address's registrations, within their rates
+   (api/limits.py): 429 `rate_limited` / `registration_limited`.
+
+Each refusal is application/problem+json with `Retry-After`. A response 401 to a request
+that sent a bearer key is charged to its address's wrong-key bucket.
+
+A request let through stays known to the store's watch until its response begins: one that
+waits SUSPECT_AFTER has the store probed, and if the store is found down, it is answered 503
+`unavailable` there and then (what its handler sends later, if anything, is dropped).
+
+The client address is the connection's peer, or the address a trusted reverse proxy put in
+X-Forwarded-For (`tabletop serve --forwarded-allow-ips`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import anyio.to_thread
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.errors import PROBLEM_JSON, problem_body
+from api.health import SUSPECT_AFTER
+from api.limits import retry_after
+
+if TYPE_CHECKING:
+    from api.app import Tabletop
+
+API = "/v1/"
+_answering: set[asyncio.Task[None]] = set()
+REGISTER = "/v1/players"
+
+
+class GuardMiddleware(ASGIMiddleware):
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        path: str = scope.get("path", "")
+        if not path.startswith(API):
+            await next_app(scope, receive, send)
+            return
+        t: Tabletop = scope["litestar_app"].state.tabletop
+        if t.watch.down:
+            await _refuse(send, 503, "unavailable", "the event store is down; try again", 1)
+            return
+        if _crowded(t.limits.queued):
+            detail = "the server is busy with the requests before yours; try again"
+            await _refuse(send, 503, "overloaded", detail, 1)
+            return
+        client = scope.get("client")
+        address = client[0] if client else ""
+        token = _bearer(scope)
+        if token and t.bad_keys is not None:
+            wait = t.bad_keys.wait(address)
+            if wait:
+                detail = "too many wrong API keys from your address; wait before trying again"
+                await _refuse(send, 429, "bad_key_backoff", detail, wait)
+                return
+        if token and t.per_key is not None:
+            wait = t.per_key.take(token)  # a forged key has a bucket of its own
+            if wait:
+                rate = t.per_key.rate
+                detail = f"at most {rate.count} requests per {rate.seconds:g} s per API key"
+                await _refuse(send, 429, "rate_limited", detail, wait)
+                return
+        registers = path == REGISTER and scope.get("method") == "POST"
+        if registers and t.register is not None:
+            wait = t.register.take(address)
+            if wait:
+                rate = t.register.rate
+                detail = f"at most {rate.count} new players per {rate.seconds:g} s per address"
+                await _refuse(send, 429, "registration_limited", detail, wait)
+                return
+        await _answered(t, scope, receive, send, next_app, address if token else None)
+
+
+async def _answered(
+    t: Tabletop, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp, keyed: str | None
+) -> None:
+    """Run the request, 503 at once if the store is found down before its response begins;
+    a 401 is charged to `keyed` (the address of a request that sent a key)."""
+    watch, bad_keys = t.watch, t.bad_keys if keyed is not None else None
+    state = {"begun": False, "answered": False}
+
+    def answer_now() -> None:  # the watch found the store down
+        if not state["begun"]:
+            state["answered"] = True
+            detail = "the event store does not answer; try again"
+            task = asyncio.ensure_future(_refuse(send, 503, "unavailable", detail, 1))
+            _answering.add(task)  # kept until done (the loop holds tasks weakly)
+            task.add_done_callback(_answering.discard)
+
+    def begun() -> None:
+        state["begun"] = True
+        timer.cancel()
+        watch.waiting.discard(answer_now)
+
+    async def sending(message: Message) -> None:
+        if state["answered"]:
+            return
+        if message["type"] == "http.response.start":
+            begun()
+            if bad_keys is not None and keyed is not None and message["status"] == 401:
+                bad_keys.take(keyed)
+        await send(message)
+
+    timer = asyncio.get_running_loop().call_later(SUSPECT_AFTER, watch.suspect)
+    watch.waiting.add(answer_now)
+    try:
+        await next_app(scope, receive, sending)
+    except Exception:
+        if not state["answered"]:
+            raise
+        # the client has its 503: what the handler met later is the outage it was told of
+    finally:
+        begun()
+
+
+def _crowded(queued: int) -> bool:
+    """Every worker thread is taken and `queued` requests wait for one already."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    if limiter.borrowed_tokens < limiter.total_tokens:
+        return False
+    return limiter.statistics().tasks_waiting >= queued
+
+
+def _bearer(scope: Scope) -> str:
+    for name, value in scope.get("headers") or ():
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else ""
+    return ""
+
+
+async def _refuse(send: Send, status: int, code: str, detail: str, wait: float) -> None:
+    body = problem_body(status, code, detail)
+    headers: list[tuple[bytes, bytes]] = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", retry_after(wait).encode()),
+    ]
+    start: Any = {"type": "http.response.start", "status": status, "headers": headers}
+    await send(start)
+    await send({"type": "http.response.body", "body": body, "more_body": False})
