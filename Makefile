@@ -38,7 +38,7 @@ openapi-check: $(SYNCED)
 	$(PY) -m api.openapi --check
 
 bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TEST_DATABASE_URL)
-	$(PY) -m tests.bench
+	BENCH_ENGINE_BASE=$${BENCH_ENGINE_BASE:-201d854} $(PY) -m tests.bench
 
 soak: $(SYNCED)  ## the thousands of games the issues ask for
 	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"

@@ -23,7 +23,9 @@
 6. Live fan-out: the POST latency of moves in one game with no spectators, then with 300
    SSE spectators of it.
 7. Rules speed of every registered game: random games per second on one core (selfplay in
-   this process) and evolve-only events per second over an already decoded list.
+   this process) and evolve-only events per second over an already decoded list; then
+   random games per CPU-second per player count beside another commit's `domain/`
+   (tests/bench_engine.py; `BENCH_ENGINE_BASE`, by default the commit before the engine work).
 
 BENCH_SECTIONS picks sections by name (fold, replay, api, memory, fanout, rules; all when
 unset). The servers run with the rate limits off: the bench is its own flood.
@@ -68,6 +70,7 @@ from service.reader import read_events
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from tests import secret_duel
+from tests.bench_engine import engine_table
 from tests.support.events import bare_event
 from tests.support.serve import serve
 
@@ -785,6 +788,7 @@ def main() -> None:
     for name in sorted(GAMES):
         per_second, replay = rules_speed(name)
         print(f"| {name} | {per_second:.1f} | {replay:,.0f} |", flush=True)
+    print("\n" + engine_table(), flush=True)  # the engine beside an earlier commit's
 
 
 if __name__ == "__main__":
