@@ -71,7 +71,7 @@ def _store(request: Request[Any, Any, Any]) -> EventStoreApp:
 def list_keys(request: Request[Any, Any, Any]) -> KeysOut:
     """The service's Ed25519 public keys: the current one signs exports and tree heads; an
     older (rotated) one still verifies what it signed. Save this for `tabletop verify --key`."""
-    keys = log_of(_store(request)).signer.keys()
+    keys = log_of(_store(request)).signer.published()
     out = [public_out(k, i == len(keys) - 1) for i, k in enumerate(keys)]
     return KeysOut([msgspec.convert(k, KeyOut) for k in out])
 
@@ -135,7 +135,7 @@ def consistency(request: Request[Any, Any, Any], first: Size, second: Size) -> C
     """The proof that the tree of `second` leaves extends the tree of `first` leaves by
     appending only (422 `invalid_tree_size` unless 0 <= first <= second <= the log's size)."""
     proof = log_of(_store(request)).consistency(first, second)
-    return ConsistencyOut(first, second, proof)
+    return ConsistencyOut(first=first, second=second, proof=proof)
 
 
 ROUTES = [list_keys, tree_head, tree_heads, inclusion, consistency]

@@ -65,7 +65,7 @@ class Signer:
         self._keys: list[SigningKeyMade] = []
         self._lock = threading.Lock()
 
-    def keys(self) -> list[SigningKeyMade]:
+    def published(self) -> list[SigningKeyMade]:
         """Every key, oldest first (one made if there is none yet); read again each time,
         since another process may have rotated."""
         with self._lock:
@@ -84,7 +84,7 @@ class Signer:
 
     def sign(self, statement: Any) -> dict[str, str]:
         """{"key_id", "signature"} over `statement(key_id)`'s bytes, with the current key."""
-        key = self.keys()[-1]
+        key = self.published()[-1]
         private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(key.private_key))
         return {"key_id": key.key_id, "signature": private.sign(statement(key.key_id)).hex()}
 
