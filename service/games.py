@@ -629,6 +629,10 @@ class GameService:
         elif fold.reserved and seat not in mine:
             raise Forbidden("seat_reserved", f"seat {seat} is reserved for another player")
         at = self.now()
+        if client_seed is not None and not fold.seeded:
+            raise Unprocessable(
+                "client_seed_unsupported", "this game predates client seeds: join without one"
+            )
         taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
         if fold.seeded:
             taken["client_seed"] = client_seed or server_client_seed()

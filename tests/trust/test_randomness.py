@@ -157,3 +157,35 @@ def test_a_bad_client_seed_is_refused(client: Api, seed: str) -> None:
     answer = client.client.post("/v1/games", json=body, headers=client.auth(ada))
     assert answer.status_code == 400, answer.text
     assert answer.headers["content-type"].startswith("application/problem+json")
+
+
+def test_a_game_from_before_client_seeds_still_plays_and_verifies(
+    client: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games created before `/2` (no `randomness` in game_created) keep the server's seed
+    alone, export `/1`, verify, and refuse a client seed."""
+    import service.games as games
+
+    made = games.recorded
+
+    def as_before(*args: Any, **kwargs: Any) -> Any:
+        if args[3] == "game_created":
+            args = (*args[:7], {k: v for k, v in args[7].items() if k != "randomness"}, *args[8:])
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(games, "recorded", as_before)
+    ada, bob = client.player("ada"), client.player("bob")
+    game = client.create(ada, "secret-duel", 3, {2: "random"}, seat=0)
+    monkeypatch.undo()
+    refused = client.client.post(
+        f"/v1/games/{game['id']}/join", json={"client_seed": "late"}, headers=client.auth(bob)
+    )
+    assert refused.status_code == 422 and refused.json()["code"] == "client_seed_unsupported"
+    joined = client.client.post(f"/v1/games/{game['id']}/join", headers=client.auth(bob))
+    assert joined.status_code == 200, joined.text
+    client.play_out(game["id"], {0: ada, 1: bob}, random.Random(4))
+    lines = _export(client, game["id"])
+    assert lines[0]["format"] == "tabletop-game/1"
+    assert "randomness_fixed" not in [x.get("type") for x in lines]
+    report = verify(lines)
+    assert report.verified and report.client_seeds is None, report
