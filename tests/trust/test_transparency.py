@@ -142,3 +142,42 @@ def test_a_finished_tournament_is_logged_and_its_export_carries_the_proof(
     assert proof["leaf"] == {"kind": "tournament", "id": str(tid), "final_hash": lines[-2]["hash"]}
     assert check_export(lines, "tournament", keys, None).ok
     assert not check_export(lines, "game", keys, None).ok  # a leaf names its kind
+
+
+def test_the_routes_answer_heads_proofs_and_stable_refusals(any_settings: Settings) -> None:
+    from litestar.testing import TestClient
+
+    from api.main import build
+    from tests.support.api import Api
+
+    with TestClient(build(any_settings)) as c:
+        api = Api(c)
+        empty = c.get("/v1/transparency/head").json()
+        assert empty["tree_size"] == 0 and bytes.fromhex(empty["root_hash"]) == mth([])
+        ada = api.player("ada")
+        ended = []
+        for _ in range(3):  # each head read signs a head over the games ended so far
+            ended.append(api.create(ada, "secret-duel", 2, {0: "random", 1: "random"})["id"])
+            head = c.get("/v1/transparency/head").json()
+        assert head["tree_size"] == 3
+        assert c.get("/v1/transparency/head", params={"tree_size": 0}).json() == empty
+        listed = c.get("/v1/transparency/heads", params={"after": 0}).json()["heads"]
+        assert listed[-1] == head and all(h["tree_size"] > 0 for h in listed)
+        proof = c.get(f"/v1/transparency/inclusion/{ended[1]}").json()
+        assert proof["leaf_index"] == 1 and proof["head"] == head
+        first = c.get("/v1/transparency/consistency", params={"first": 1, "second": 3}).json()
+        old = c.get("/v1/transparency/head", params={"tree_size": 1}).json()
+        assert consistent(old, head, first["proof"])
+        assert not consistent(old, head, first["proof"][::-1])
+        refusals = [
+            (f"/v1/transparency/inclusion/{UUID(int=7)}", {}, 404, "not_in_log"),
+            ("/v1/transparency/head", {"tree_size": 99}, 404, "head_not_found"),
+            ("/v1/transparency/consistency", {"first": 2, "second": 1}, 422, "invalid_tree_size"),
+            ("/v1/transparency/consistency", {"first": 0, "second": 9}, 422, "invalid_tree_size"),
+            ("/v1/transparency/consistency", {"first": -1, "second": 1}, 400, "invalid_request"),
+        ]
+        for path, query, status, code in refusals:
+            answer = c.get(path, params=query)
+            assert answer.status_code == status, (path, query, answer.text)
+            assert answer.headers["content-type"].startswith("application/problem+json")
+            assert answer.json()["code"] == code
