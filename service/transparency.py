@@ -125,35 +125,41 @@ class TransparencyLog:
     def sync(self) -> None:
         """Append every ending not in the log yet, and sign a head over the new size."""
         with self._lock:
-            for _ in range(10):
-                self._refresh()
-                start = max(self._scanned, self._leaves[-1].position if self._leaves else 0)
-                endings, scanned = self._endings_after(start)
-                leaves = [
-                    LeafAppended(
-                        originator_id=LEAVES_STREAM,
-                        originator_version=len(self._leaves) + i + 1,
-                        timestamp=LeafAppended.create_timestamp(),
-                        kind=kind,
-                        subject=subject,
-                        final_hash=final_hash,
-                        position=position,
-                    )
-                    for i, (kind, subject, final_hash, position) in enumerate(endings)
-                ]
-                size = len(self._leaves) + len(leaves)
-                if not leaves and self._heads and self._heads[-1].tree_size == size:
-                    self._scanned = scanned
-                    return
-                head = self._signed_head(size, leaves)
-                try:
-                    self._store.save(*leaves, head)
-                except RecordConflictError:
-                    self._tree.cache_clear()  # another process appended: read theirs
-                    continue
-                self._scanned = scanned
-                log.info("transparency_appended", leaves=len(leaves), tree_size=size)
+            self._sync()
+
+    def _sync(self) -> None:
+        """(`sync` under the lock: the reads below hold it too, so that none sees the tree
+        while a head is being computed.)"""
+        for _ in range(10):
             self._refresh()
+            start = max(self._scanned, self._leaves[-1].position if self._leaves else 0)
+            endings, scanned = self._endings_after(start)
+            leaves = [
+                LeafAppended(
+                    originator_id=LEAVES_STREAM,
+                    originator_version=len(self._leaves) + i + 1,
+                    timestamp=LeafAppended.create_timestamp(),
+                    kind=kind,
+                    subject=subject,
+                    final_hash=final_hash,
+                    position=position,
+                )
+                for i, (kind, subject, final_hash, position) in enumerate(endings)
+            ]
+            size = len(self._leaves) + len(leaves)
+            if not leaves and self._heads and self._heads[-1].tree_size == size:
+                self._scanned = scanned
+                return
+            head = self._signed_head(size, leaves)
+            try:
+                self._store.save(*leaves, head)
+            except RecordConflictError:
+                self._tree.cache_clear()  # another process appended: read theirs
+                continue
+            self._scanned = scanned
+            log.info("transparency_appended", leaves=len(leaves), tree_size=size)
+        log.warning("transparency_contended")  # others kept appending: theirs will do
+        self._refresh()
 
     def _endings_after(self, start: int) -> tuple[list[tuple[str, str, str, int]], int]:
         """(kind, id, final hash, position) of each ending after `start`, in log order, and
@@ -214,7 +220,11 @@ class TransparencyLog:
 
     def head(self, tree_size: int | None = None) -> HeadSigned:
         """The latest signed head, or the one signed over `tree_size` leaves."""
-        self.sync()
+        with self._lock:
+            self._sync()
+            return self._head(tree_size)
+
+    def _head(self, tree_size: int | None) -> HeadSigned:
         if tree_size is None:
             return self._heads[-1]
         head = self._by_size.get(tree_size)
@@ -224,12 +234,18 @@ class TransparencyLog:
 
     def heads(self, after: int, limit: int) -> list[HeadSigned]:
         """Signed heads over more than `after` leaves, oldest first."""
-        self.sync()
-        return [h for h in self._heads if h.tree_size > after][:limit]
+        with self._lock:
+            self._sync()
+            return [h for h in self._heads if h.tree_size > after][:limit]
 
     def inclusion(self, subject: str, tree_size: int | None = None) -> dict[str, Any]:
         """A game's or tournament's leaf and its audit path to a signed head."""
-        head = self.head(tree_size)
+        with self._lock:
+            self._sync()
+            return self._inclusion(subject, tree_size)
+
+    def _inclusion(self, subject: str, tree_size: int | None) -> dict[str, Any]:
+        head = self._head(tree_size)
         index = self._index.get(subject)
         if index is None:
             raise NotFound("not_in_log", f"{subject} has not ended: it is not in the log")
@@ -247,12 +263,15 @@ class TransparencyLog:
 
     def consistency(self, first: int, second: int) -> list[str]:
         """The proof that the tree of `second` leaves extends the tree of `first`."""
-        size = self.head().tree_size
-        if not 0 <= first <= second <= size:
-            raise Unprocessable(
-                "invalid_tree_size", f"sizes must be 0 <= first <= second <= {size}"
-            )
-        return [p.hex() for p in merkle.consistency_proof(self._tree.subtree, first, second)]
+        with self._lock:
+            self._sync()
+            size = self._heads[-1].tree_size
+            if not 0 <= first <= second <= size:
+                raise Unprocessable(
+                    "invalid_tree_size", f"sizes must be 0 <= first <= second <= {size}"
+                )
+            proof = merkle.consistency_proof(self._tree.subtree, first, second)
+        return [p.hex() for p in proof]
 
     def seal(self, export: list[dict[str, Any]], tree_size: int | None = None) -> None:
         """Sign an ended export's header and final hash, and add the inclusion proof of its
@@ -265,10 +284,10 @@ class TransparencyLog:
             lambda key_id: export_statement(header, final_hash, key_id)
         )
         subject = str(header.get("id"))
-        self.sync()
-        footer["transparency"] = (
-            self.inclusion(subject, tree_size) if subject in self._index else None
-        )
+        with self._lock:
+            self._sync()
+            logged = subject in self._index
+            footer["transparency"] = self._inclusion(subject, tree_size) if logged else None
 
 
 def _kind(event_type: str) -> str | None:
