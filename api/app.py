@@ -98,6 +98,8 @@ class Tabletop:
             threading.Thread(
                 target=self.timekeeper.keep, args=(self._keep_time, self._time_stop), daemon=True
             ).start()
+            follow = log_of(self.store).follow  # ended games into the transparency log
+            threading.Thread(target=follow, args=(self._time_stop,), daemon=True).start()
 
     async def drain(self) -> None:
         """Let the loop writer finish its saves and close its connection (before `stop`)."""

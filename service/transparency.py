@@ -127,6 +127,16 @@ class TransparencyLog:
         with self._lock:
             self._sync()
 
+    def follow(self, stop: threading.Event, every: float = 1.0) -> None:
+        """Keep the log caught up until `stop` (a thread of `tabletop serve`): a game is
+        logged within about `every` seconds of its end even when nobody reads the log,
+        which narrows the time in which it could be rewritten before it is logged."""
+        while not stop.wait(every):
+            try:
+                self.sync()
+            except Exception:  # the store away for a moment: the next round catches up
+                log.exception("transparency_sync_failed")
+
     def _sync(self) -> None:
         """(`sync` under the lock: the reads below hold it too, so that none sees the tree
         while a head is being computed.)"""

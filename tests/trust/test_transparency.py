@@ -181,3 +181,24 @@ def test_the_routes_answer_heads_proofs_and_stable_refusals(any_settings: Settin
             assert answer.status_code == status, (path, query, answer.text)
             assert answer.headers["content-type"].startswith("application/problem+json")
             assert answer.json()["code"] == code
+
+
+def test_the_server_logs_an_ended_game_without_being_asked(any_settings: Settings) -> None:
+    import time
+
+    from litestar.testing import TestClient
+
+    from api.main import build
+    from tests.support.api import Api
+
+    with TestClient(build(any_settings)) as c:
+        api = Api(c)
+        game = api.create(api.player("ada"), "secret-duel", 2, {0: "random", 1: "random"})
+        store = open_store(any_settings)  # read the store beside the server, not through it
+        try:
+            deadline = time.monotonic() + 20
+            while not _leaves(store) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert [leaf.subject for leaf in _leaves(store)] == [game["id"]]
+        finally:
+            store.close()
