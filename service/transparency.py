@@ -21,6 +21,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import structlog
 from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import RecordConflictError
@@ -181,14 +182,13 @@ class TransparencyLog:
             )
             for notification in page:
                 try:
-                    event = self._store.mapper.to_domain_event(notification)
-                except UNREADABLE as error:
+                    kind = _kind(_type_of(notification.state))
+                    if kind is not None:
+                        event = self._store.mapper.to_domain_event(notification)
+                        subject, final_hash = str(event.originator_id), getattr(event, "hash", "")
+                        endings.append((kind, subject, final_hash, notification.id))
+                except (*UNREADABLE, msgspec.DecodeError) as error:
                     log.error("record_unreadable", position=notification.id, error=repr(error))
-                    continue
-                kind = _kind(getattr(event, "type", ""))
-                if kind is not None:
-                    subject = str(event.originator_id)
-                    endings.append((kind, subject, getattr(event, "hash", ""), notification.id))
             if page:
                 start = page[-1].id
             if len(page) < PAGE:
@@ -298,6 +298,27 @@ class TransparencyLog:
             self._sync()
             logged = subject in self._index
             footer["transparency"] = self._inclusion(subject, tree_size) if logged else None
+
+
+class _Type(msgspec.Struct, array_like=True):
+    """A packed game event's first two items (service/store.py): its format, its type."""
+
+    format: int
+    type: str
+
+
+class _JsonType(msgspec.Struct):
+    type: str
+
+
+_packed_type = msgspec.msgpack.Decoder(_Type)
+_json_type = msgspec.json.Decoder(_JsonType)
+
+
+def _type_of(state: bytes) -> str:
+    """A stored game event's type, read without decoding the rest of it (the scan reads
+    every event; only endings are decoded whole)."""
+    return (_json_type if state[:1] == b"{" else _packed_type).decode(state).type
 
 
 def _kind(event_type: str) -> str | None:
