@@ -14,9 +14,12 @@ import msgspec
 
 from service import merkle
 from service.chain import export_statement, head_statement, leaf_data
+from service.fold import ENDINGS
 from service.signing import signature_valid
+from service.transparency import TOURNAMENT_FINISHED
 
 Keys = dict[str, str]  # key id -> public key (hex)
+LOGGED_ENDINGS = {*ENDINGS, TOURNAMENT_FINISHED}  # what the transparency log records
 
 
 class Seal(msgspec.Struct, kw_only=True):
@@ -40,6 +43,11 @@ def check_export(
     header = lines[0] if lines else {}
     footer = lines[-1] if len(lines) > 2 and "version" not in lines[-1] else {}
     final_hash = str(lines[-2].get("hash")) if footer else ""
+    # the log holds the hash of the ending: a rematch offered later chains after it
+    ending: dict[str, Any] = next(
+        (x for x in reversed(lines) if x.get("type") in LOGGED_ENDINGS), {}
+    )
+    ended_hash = str(ending.get("hash", final_hash))
     seal = Seal(signature="absent", inclusion="absent", head_signature="absent")
     signed = footer.get("signature")
     if isinstance(signed, dict):
@@ -54,7 +62,7 @@ def check_export(
         given = proof.get("head")
         head = given if isinstance(given, dict) else {}
         seal.leaf_index, seal.tree_size = proof.get("leaf_index"), head.get("tree_size")
-        seal.inclusion = _included(proof, head, kind, str(header.get("id")), final_hash, seal)
+        seal.inclusion = _included(proof, head, kind, str(header.get("id")), ended_hash, seal)
         seal.head_signature = check_head(head, keys, seal)
     else:
         seal.detail.append("the export carries no inclusion proof")

@@ -104,3 +104,22 @@ def test_the_key_is_kept_in_the_store_and_rotates(any_settings: Settings) -> Non
     seal = check_export(old_export, "game", only_new, None)
     assert not seal.ok and seal.signature == "unchecked"
     assert any("not among the keys given" in d for d in seal.detail)
+
+
+def test_a_rematch_offered_after_the_end_keeps_the_proof(client: Api) -> None:
+    """Events chained after the end (a rematch's offer) are signed; the log vouches for
+    the game up to its end."""
+    import random
+
+    keys = parse_keys(client.client.get("/v1/keys").text)
+    ada = client.player("ada")
+    game = client.create(ada, "secret-duel", 2, {1: "random"}, seat=0, client_seed="a")
+    client.play_out(game["id"], {0: ada}, random.Random(1))
+    offered = client.client.post(f"/v1/games/{game['id']}/rematch", headers=client.auth(ada))
+    assert offered.status_code == 200, offered.text
+    lines = _export(client, game["id"])
+    assert lines[-2]["type"] == "rematch_offered"
+    seal = check_export(lines, "game", keys, None)
+    assert seal.ok and seal.inclusion == "valid", seal
+    ending = next(x for x in lines if x.get("type") == "game_finished")
+    assert lines[-1]["transparency"]["leaf"]["final_hash"] == ending["hash"]
