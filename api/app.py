@@ -34,6 +34,7 @@ from api.middleware import RequestMiddleware
 from api.perspective import replay_out, seat_asked
 from api.player_stream import player_stream
 from api.tournaments import ROUTES as tournament_routes
+from api.trust import ROUTES as trust_routes
 from api.viewer import VIEWER
 from projections.runner import GamesRunner, view_for
 from projections.wakeup import ring
@@ -47,6 +48,7 @@ from service.players import Player, Players
 from service.settings import Limits, Settings
 from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
+from service.transparency import log_of
 
 NDJSON = "application/x-ndjson"
 BEARER = [{"bearer": []}]
@@ -105,6 +107,8 @@ class Tabletop:
             threading.Thread(
                 target=self.timekeeper.keep, args=(self._keep_time, self._time_stop), daemon=True
             ).start()
+            follow = log_of(self.store).follow  # ended games into the transparency log
+            threading.Thread(target=follow, args=(self._time_stop,), daemon=True).start()
 
     async def drain(self) -> None:
         """Let the loop writer finish its saves and close its connection (before `stop`)."""
@@ -183,7 +187,7 @@ def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
         status=fold.status,
         version=fold.version,
         seats=[
-            s.SeatOut(i, fold.players[i], fold.names[i], fold.bots.get(i))
+            s.SeatOut(i, fold.players[i], fold.names[i], fold.bots.get(i), fold.client_seeds[i])
             for i in range(fold.seats)
         ],
         awaiting=fold.awaiting(),
@@ -265,6 +269,7 @@ async def create_game(request: Request[Any, Any, Any], data: JSONBody[s.NewGame]
         clock,
         data.on_timeout,
         data.rated,
+        data.client_seed,
     )
     fold, player = await _write(request, t.games.create_on_loop, t.games.create, *args)
     return _game_out(t, fold, player)
@@ -283,12 +288,13 @@ async def join_game(
     game_id: FromPath[UUID],
     data: JSONBody[s.JoinGame | None] = None,
 ) -> s.GameOut:
-    """Take a seat (the first free one if none is named); the game starts when full. 429
-    `too_many_open_games` when the caller sits in its quota of games not over."""
+    """Take a seat (the first free one if none is named), with your `client_seed` for the
+    game's randomness; the game starts when full. 429 `too_many_open_games` when the caller
+    sits in its quota of games not over."""
     t = _app(request)
     await admit_game(request, t, bots=False)
-    seat = data.seat if data else None
-    fold, player = await _write(request, t.games.join_on_loop, t.games.join, game_id, seat)
+    seat, seed = (data.seat, data.client_seed) if data else (None, None)
+    fold, player = await _write(request, t.games.join_on_loop, t.games.join, game_id, seat, seed)
     return _game_out(t, fold, player)
 
 
@@ -515,11 +521,19 @@ def replay(
     media_type=NDJSON,
     responses=documented(400, 401, 404, 409),
 )
-def export(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Stream:
-    """The complete log of a finished game (docs/export-format.md), one JSON per line."""
+def export(
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
+    tree_size: Annotated[int | None, QueryParameter(ge=0, le=2**62)] = None,
+) -> Stream:
+    """The complete log of a finished game (docs/export-format.md), one JSON per line; its
+    footer signed, with the inclusion proof of its final hash against the latest signed
+    tree head (or the head over `tree_size` leaves: one you saved)."""
     t = _app(request)
     lines, seed = _log_and_seed(t, game_id, None)
-    return Stream(_ndjson(list(export_lines(game_id, lines, seed))), media_type=NDJSON)
+    out = list(export_lines(game_id, lines, seed))
+    log_of(t.store).seal(out, tree_size)
+    return Stream(_ndjson(out), media_type=NDJSON)
 
 
 def _log_and_seed(
@@ -601,6 +615,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             rematch_game,
             player_stream,
             *tournament_routes,
+            *trust_routes,
             get_game,
             legal_moves,
             submit_move,

@@ -11,6 +11,9 @@ from service.clocks import ClockSpec
 
 Name = Annotated[str, Meta(min_length=1, max_length=64)]
 Seat = Annotated[int, Meta(ge=0, le=15)]
+# A seat's contribution to the game's randomness (docs/trust.md): 1-64 printable ASCII
+# characters, no space; shown in the game's public data.
+ClientSeed = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[!-~]+$")]
 
 
 class ProblemBody(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -63,10 +66,12 @@ class NewGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     # What a seat whose time runs out gets: a bot's move, or it forfeits (ranks last).
     on_timeout: Literal["bot:random", "bot:greedy", "forfeit"] | None = None
     rated: bool = False  # its result moves its players' ratings (GET /v1/leaderboards/{game})
+    client_seed: ClientSeed | None = None  # your seat's seed (with `seat`); else the server's
 
 
 class JoinGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     seat: Seat | None = None
+    client_seed: ClientSeed | None = None  # your seat's seed; the server picks one if absent
 
 
 class SeatOut(msgspec.Struct):
@@ -74,6 +79,7 @@ class SeatOut(msgspec.Struct):
     player: str | None
     name: str | None
     bot: str | None
+    client_seed: str | None = None  # its seed for the game's randomness (a /2 game)
 
 
 class SeatClock(msgspec.Struct):
@@ -164,6 +170,7 @@ class AuditOut(msgspec.Struct, kw_only=True):
     reexecuted: bool
     first_divergent_version: int | None
     detail: str | None
+    client_seeds: list[str] | None = None  # fixed into the randomness (a /2 game)
 
 
 class Health(msgspec.Struct):

@@ -260,7 +260,7 @@ def list_tournaments(
     responses=documented(400, 404),
 )
 def export_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> Stream:
-    """The tournament's log (`tabletop-tournament/1`): a header, its hash-chained events,
+    """The tournament's log (`tabletop-tournament/2`): a header, its hash-chained events,
     and the final standings once finished. `tabletop verify FILE --games DIR` checks it and
     each table's result against its game's export (`DIR/<game id>.ndjson`)."""
     t = _t(request)

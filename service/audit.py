@@ -2,7 +2,9 @@
 
 `verify` works on export lines only, so the API's audit (reading the store) and
 `tabletop verify FILE` (reading an export) run the same checks: the hash chain, the seed
-against its commitment, and the re-execution of every recorded command through the rules.
+against its commitment, the client seeds fixed when the last seat was taken (`/2`), and
+the re-execution of every recorded command through the rules. (The footer's signature and
+inclusion proof are service/seal.py's.)
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from domain.contract import RuleError
 from domain.randomness import rng_for
 from domain.registry import get as get_game
 from service import clocks, lifecycle
-from service.chain import FORMAT, GENESIS, LINE_FIELDS, line_hash
+from service.chain import FORMAT, FORMAT_1, FORMATS, GENESIS, LINE_FIELDS, RANDOMNESS, line_hash
 from service.fold import (
     ENDINGS,
     GAME_ABORTED,
     GAME_CREATED,
     GAME_FINISHED,
+    RANDOMNESS_FIXED,
     REMATCH_ACCEPTED,
     REMATCH_OFFERED,
     SEAT_FORFEITED,
@@ -52,6 +55,7 @@ class Report(msgspec.Struct, kw_only=True):
     reexecuted: bool = False
     first_divergent_version: int | None = None
     detail: str | None = None
+    client_seeds: list[str] | None = None  # fixed into the randomness (a /2 export)
 
 
 def stored_lines(store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
@@ -92,7 +96,7 @@ def export_lines(
     """Header, events, footer (docs/export-format.md)."""
     created = lines[0].get("data") or {}
     yield {
-        "format": FORMAT,
+        "format": FORMAT if created.get("randomness") == RANDOMNESS else FORMAT_1,
         "game": created.get("game"),
         "id": str(game_id),
         "options": created.get("options"),
@@ -113,8 +117,8 @@ def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
     report = Report(
         verified=False, events=len(events), chain_intact=broken is None, first_broken_version=broken
     )
-    if header.get("format") != FORMAT:
-        report.detail = f"not a {FORMAT} export"
+    if header.get("format") not in FORMATS:
+        report.detail = f"not a {' or '.join(FORMATS)} export"
         return report
     seed_hex = seed_hex or (footer or {}).get("seed")
     if not isinstance(seed_hex, str):
@@ -127,10 +131,11 @@ def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
     report.seed_matches_commitment = len(seed) == 32 and hashlib.sha256(
         seed
     ).hexdigest() == header.get("seed_commitment")
-    divergence = _reexecute(header, events, seed)
+    divergence, fold = _reexecute(header, events, seed)
     report.reexecuted = divergence is None
     if divergence is not None:
         report.first_divergent_version, report.detail = divergence
+    report.client_seeds = fold.fixed_seeds if fold is not None else None
     report.verified = bool(
         report.chain_intact and report.seed_matches_commitment and report.reexecuted
     )
@@ -171,23 +176,31 @@ def _first_broken(events: list[dict[str, Any]]) -> int | None:
 
 def _reexecute(
     header: dict[str, Any], events: list[dict[str, Any]], seed: bytes
-) -> tuple[int, str] | None:
+) -> tuple[tuple[int, str] | None, Fold | None]:
     """Run the rules again over the recorded commands, and the lifecycle over the service's
     own events (seats, clocks, forfeits, the end); (version, how) of the first difference,
-    or None when every event is reproduced."""
+    or None when every event is reproduced; and the fold reached."""
     game = get_game(str(header.get("game")))
     if game is None:
-        return 1, f"unknown game {header.get('game')!r}"
+        return (1, f"unknown game {header.get('game')!r}"), None
     if not events or events[0].get("type") != GAME_CREATED:
-        return 1, "the first event is not game_created"
+        return (1, "the first event is not game_created"), None
     created = events[0].get("data") or {}
     for field in ("game", "options", "seats", "seed_commitment"):
         if created.get(field) != header.get(field):
-            return 1, f"game_created {field} differs from the header"
+            return (1, f"game_created {field} differs from the header"), None
+    if (created.get("randomness") == RANDOMNESS) != (header.get("format") == FORMAT):
+        return (1, f"game_created's randomness is not the one of {header.get('format')}"), None
     try:
-        fold = new_fold(UUID(int=0), _as_recorded(events[0]))
+        fold = new_fold(UUID(str(header.get("id"))), _as_recorded(events[0]))
     except (msgspec.ValidationError, TypeError, ValueError, KeyError, RuleError) as error:
-        return 1, f"bad options: {error}"
+        return (1, f"bad id or options: {error}"), None
+    return _rerun(game, fold, events, seed), fold
+
+
+def _rerun(
+    game: Any, fold: Fold, events: list[dict[str, Any]], seed: bytes
+) -> tuple[int, str] | None:
     i = 1
     timed_out: int | None = None  # a seat just timed out: what follows is the policy's
     while i < len(events):
@@ -218,8 +231,14 @@ def _reexecute(
                     return version, how
                 fold.apply(_as_recorded(line))
                 i += 1
-                if kind == SEAT_TAKEN and not fold.free_seats():
-                    expected = game.setup(fold.options, fold.seats, rng_for(seed, version))
+                if kind == SEAT_TAKEN and fold.seeded and not fold.free_seats():
+                    following = events[i].get("type") if i < len(events) else None
+                    if following != RANDOMNESS_FIXED:
+                        return version, "the last seat taken, but the client seeds not fixed"
+                starts = RANDOMNESS_FIXED if fold.seeded else SEAT_TAKEN
+                if kind == starts and not fold.free_seats():
+                    rng = rng_for(fold.rules_seed(seed), version)
+                    expected = game.setup(fold.options, fold.seats, rng)
                     how2 = _replayed(fold, expected, events[i:], "system", None)
                     if how2 is not None:
                         return how2
@@ -232,7 +251,8 @@ def _reexecute(
             if how is not None:
                 return version, how
             command = msgspec.convert(line["command"], game.command_type)
-            expected = game.decide(fold.state, seat, command, rng_for(seed, version - 1))
+            rng = rng_for(fold.rules_seed(seed), version - 1)
+            expected = game.decide(fold.state, seat, command, rng)
             how2 = _replayed(fold, expected, events[i:], seat, line["command"])
             if how2 is not None:
                 return how2
@@ -311,9 +331,23 @@ def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | N
             return "a timeout forfeit in a game whose policy is not forfeit"
         if reason not in ("resigned", "withdrawn", "timed_out"):
             return f"seat_forfeited for an unknown reason {reason!r}"
-    elif kind in (SEAT_TAKEN, SEAT_LEFT) and fold.started:
-        return f"{kind} after the game started"
+    elif kind in (SEAT_TAKEN, SEAT_LEFT, RANDOMNESS_FIXED) and (
+        fold.started or fold.fixed_seeds is not None
+    ):
+        return f"{kind} after the randomness was fixed"
+    elif kind == SEAT_TAKEN and fold.seeded and not _client_seed(data.get("client_seed")):
+        return "a seat taken without a client seed"
+    elif kind == RANDOMNESS_FIXED:
+        if not fold.seeded or fold.free_seats() or line.get("seat") != "system":
+            return "randomness_fixed where it cannot be"
+        if data.get("client_seeds") != fold.client_seeds:
+            return "randomness_fixed names other client seeds than the seats gave"
     return None
+
+
+def _client_seed(value: Any) -> bool:
+    """1-64 printable ASCII characters, no space (api/schemas.py `ClientSeed`)."""
+    return isinstance(value, str) and 1 <= len(value) <= 64 and all("!" <= c <= "~" for c in value)
 
 
 def _timing_differs(fold: Fold, seat: int, line: dict[str, Any]) -> str | None:
@@ -370,17 +404,22 @@ def _as_recorded(line: dict[str, Any]) -> Any:
 
 # ---- tournaments ---------------------------------------------------------------------------
 
-TOURNAMENT_FORMAT = "tabletop-tournament/1"
+TOURNAMENT_FORMAT = "tabletop-tournament/2"  # /2: a signed footer with its inclusion proof
+TOURNAMENT_FORMATS = ("tabletop-tournament/1", TOURNAMENT_FORMAT)
 
 
 def tournament_export(store: EventStoreApp, tournament_id: UUID) -> list[dict[str, Any]]:
-    """Header, the tournament's hash-chained events, and (finished) the final standings."""
+    """Header, the tournament's hash-chained events, and (finished) the final standings,
+    signed, with the inclusion proof of its final hash in the transparency log."""
+    from service.transparency import log_of
+
     lines = stored_lines(store, tournament_id)
     created = lines[0].get("data") or {}
     out = [{"format": TOURNAMENT_FORMAT, "id": str(tournament_id), **created}]
     out += lines
     if lines[-1].get("type") == "tournament_finished":
         out.append({"standings": (lines[-1].get("data") or {}).get("standings")})
+        log_of(store).seal(out)
     return out
 
 
@@ -423,7 +462,7 @@ def verify_tournament(
         problems.append("the final standings are not what the results give")
     return {
         "verified": broken is None and not missing and not wrong and not problems
-        and header.get("format") == TOURNAMENT_FORMAT,
+        and header.get("format") in TOURNAMENT_FORMATS,
         "events": len(events),
         "chain_intact": broken is None,
         "first_broken_version": broken,

@@ -16,6 +16,7 @@ import msgspec
 
 from domain.contract import Game, Result
 from domain.registry import get as get_game
+from service.chain import RANDOMNESS, rules_seed
 from service.clocks import Clock
 
 GAME_CREATED = "game_created"
@@ -27,6 +28,9 @@ GAME_FINISHED = "game_finished"
 GAME_ABORTED = "game_aborted"  # cancelled before the first decision: no result
 REMATCH_OFFERED = "rematch_offered"
 REMATCH_ACCEPTED = "rematch_accepted"
+# Every seat is taken: the seats' client seeds, in seat order, fixed into the randomness
+# (a /2 game: its game_created names chain.RANDOMNESS).
+RANDOMNESS_FIXED = "randomness_fixed"
 # The service's own events: the rules never see them.
 SERVICE_EVENTS = frozenset(
     {
@@ -39,6 +43,7 @@ SERVICE_EVENTS = frozenset(
         GAME_ABORTED,
         REMATCH_OFFERED,
         REMATCH_ACCEPTED,
+        RANDOMNESS_FIXED,
     }
 )
 # Events that end a game (its seed is revealed in them).
@@ -97,6 +102,10 @@ class Fold:
     rematch_accepted: frozenset[int] = frozenset()  # seats in it (its offerer's too)
     rated: bool = False  # its result moves its players' ratings
     tournament: str | None = None  # the tournament whose table it is
+    # Client seeds (a /2 game): each seat's, and those fixed once every seat was taken.
+    seeded: bool = False
+    client_seeds: list[str | None] = field(default_factory=list)
+    fixed_seeds: list[str] | None = None
 
     @property
     def status(self) -> str:
@@ -118,6 +127,13 @@ class Fold:
             if pid == player_id:
                 return seat
         return None
+
+    def rules_seed(self, server_seed: bytes) -> bytes:
+        """The seed of the rules' randomness: the server's own in a /1 game; in a /2 game
+        the server's mixed with the client seeds fixed when the last seat was taken."""
+        if self.fixed_seeds is None:
+            return server_seed
+        return rules_seed(server_seed, str(self.id), self.fixed_seeds)
 
     def free_seats(self) -> list[int]:
         return [s for s, pid in enumerate(self.players) if pid is None and s not in self.bots]
@@ -157,6 +173,7 @@ class Fold:
         new = copy.copy(self)
         new.players, new.names, new.bots = list(self.players), list(self.names), dict(self.bots)
         new.batches, new.forfeited = dict(self.batches), dict(self.forfeited)
+        new.client_seeds = list(self.client_seeds)
         new.clock = self.clock.copy() if self.clock is not None else None
         if clone and self.state is not None:
             new.state = self.game.clone(self.state)
@@ -195,10 +212,12 @@ class Fold:
             seat = data["seat"]
             self.players[seat] = data.get("player")
             self.names[seat] = data.get("name")
+            self.client_seeds[seat] = data.get("client_seed")
             if data.get("bot"):
                 self.bots[seat] = data["bot"]
         elif type_ == SEAT_LEFT:
             self.players[data["seat"]] = self.names[data["seat"]] = None
+            self.client_seeds[data["seat"]] = None
         elif type_ == TIMED_OUT:
             self.overdue = self.overdue | {data["seat"]}
             if self.clock is not None:
@@ -206,6 +225,8 @@ class Fold:
         elif type_ == SEAT_FORFEITED:
             self.forfeited[data["seat"]] = data["reason"]
             self.bots[data["seat"]] = data["bot"]
+        elif type_ == RANDOMNESS_FIXED:
+            self.fixed_seeds = list(data["client_seeds"])
         elif type_ == GAME_FINISHED:
             self.result = msgspec.convert(data["result"], Result)
         elif type_ == GAME_ABORTED:
@@ -269,6 +290,8 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
         rematch_of=data.get("rematch_of"),
         rated=bool(data.get("rated")),
         tournament=data.get("tournament"),
+        seeded=data.get("randomness") == RANDOMNESS,
+        client_seeds=[None] * seats,
     )
     fold.version = created.originator_version
     fold.last_hash = created.hash

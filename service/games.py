@@ -35,12 +35,13 @@ from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
 from domain.registry import get as get_game
 from service import clocks, lifecycle, snapshots
-from service.chain import GENESIS, line_hash, now_text
+from service.chain import GENESIS, RANDOMNESS, line_hash, now_text
 from service.errors import Conflict, Forbidden, NotFound, Problem, Unprocessable
 from service.fold import (
     GAME_ABORTED,
     GAME_CREATED,
     GAME_FINISHED,
+    RANDOMNESS_FIXED,
     REMATCH_ACCEPTED,
     REMATCH_OFFERED,
     SEAT_FORFEITED,
@@ -166,10 +167,13 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         rated: bool = False,
+        client_seed: str | None = None,
     ) -> Fold:
-        """A new game; `seat` seats its creator in the same save."""
+        """A new game; `seat` seats its creator in the same save (with `client_seed`)."""
         extra = {"rated": True} if rated else None
-        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout, extra)
+        step = self._new_game(
+            creator, name, seats, options, bots, seat, clock, on_timeout, extra, client_seed
+        )
         if not self._saved(step):
             raise Conflict("busy", "the game could not be saved; try again")
         return self._created(step)
@@ -185,11 +189,14 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         rated: bool = False,
+        client_seed: str | None = None,
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
         extra = {"rated": True} if rated else None
-        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout, extra)
+        step = self._new_game(
+            creator, name, seats, options, bots, seat, clock, on_timeout, extra, client_seed
+        )
         if not self.loop_writer.takes(step.appended):
             return None
         created = await self._saved_on_loop(step, self._created)
@@ -197,18 +204,22 @@ class GameService:
             raise Conflict("busy", "the game could not be saved; try again")
         return created
 
-    def join(self, player: Player, game_id: UUID, seat: int | None) -> Fold:
+    def join(
+        self, player: Player, game_id: UUID, seat: int | None, client_seed: str | None = None
+    ) -> Fold:
         with self._lock(game_id):
             for _ in range(5):
-                step = self._seating(self._fresh(game_id), player, seat)
+                step = self._seating(self._fresh(game_id), player, seat, None, client_seed)
                 if self._saved(step):
                     return self._joined(step)
         raise Conflict("busy", "the game changed too often; try again")
 
-    async def join_on_loop(self, player: Player, game_id: UUID, seat: int | None) -> Fold | None:
+    async def join_on_loop(
+        self, player: Player, game_id: UUID, seat: int | None, client_seed: str | None = None
+    ) -> Fold | None:
         return await self._on_loop(
             game_id,
-            lambda fold, seed: self._seating(fold, player, seat, seed),
+            lambda fold, seed: self._seating(fold, player, seat, seed, client_seed),
             self._joined,
         )
 
@@ -308,6 +319,7 @@ class GameService:
             "seats": len(seated),
             "seed_commitment": commitment(seed),
             "created_by": None,
+            "randomness": RANDOMNESS,
             **({"clock": clock, "on_timeout": on_timeout} if clock is not None else {}),
             **extra,
         }
@@ -316,6 +328,7 @@ class GameService:
         appended: list[Any] = [_kept(game_id, seed), created]
         for seat, (player, shown, bot) in enumerate(seated):
             taken = {"seat": seat, "player": player, "name": shown, "bot": bot}
+            taken["client_seed"] = server_client_seed()  # a table's players give none
             appended.append(self._append(fold, SEAT_TAKEN, seat, taken, at))
         fold, more = self._start(fold, seed, None, at)
         step = _Decided(fold, [*appended, *more], None, seed)
@@ -527,6 +540,7 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         extra: dict[str, Any] | None = None,
+        client_seed: str | None = None,
     ) -> _Decided:
         """A new game's events: created, bots seated, the creator seated (`seat`), started
         when full. `extra` adds to `game_created` (a rematch's links and reserved seats)."""
@@ -555,6 +569,7 @@ class GameService:
             "seats": seats,
             "seed_commitment": commitment(seed),
             "created_by": creator.id,
+            "randomness": RANDOMNESS,
         }
         if clock is not None:
             data |= {"clock": clock, "on_timeout": on_timeout}
@@ -564,9 +579,10 @@ class GameService:
         appended: list[Any] = [_kept(game_id, seed), created]
         for bot_seat, bot in sorted(bots.items()):
             taken = {"seat": bot_seat, "player": None, "name": f"{bot} bot", "bot": bot}
+            taken["client_seed"] = server_client_seed()
             appended.append(self._append(fold, SEAT_TAKEN, bot_seat, taken, at))
         if seat is not None:  # the creator's seat, checked as a join would be
-            step = self._seating(fold, creator, seat, seed)
+            step = self._seating(fold, creator, seat, seed, client_seed)
             fold = step.new
             appended += step.appended
         elif not fold.free_seats():
@@ -590,10 +606,16 @@ class GameService:
         return fold
 
     def _seating(
-        self, fold: Fold, player: Player, seat: int | None, seed: bytes | None = None
+        self,
+        fold: Fold,
+        player: Player,
+        seat: int | None,
+        seed: bytes | None = None,
+        client_seed: str | None = None,
     ) -> _Decided:
-        """`player` takes `seat` (the first free one if None); the game starts when full.
-        A rematch's seats are reserved for the players of the game before."""
+        """`player` takes `seat` (the first free one if None), with its `client_seed` (the
+        server picks one when it gives none); the game starts when full. A rematch's seats
+        are reserved for the players of the game before."""
         if fold.status != "open":
             raise Conflict("game_not_open", "the game has already started")
         if fold.seat_of(player.id) is not None:
@@ -611,7 +633,13 @@ class GameService:
         elif fold.reserved and seat not in mine:
             raise Forbidden("seat_reserved", f"seat {seat} is reserved for another player")
         at = self.now()
+        if client_seed is not None and not fold.seeded:
+            raise Unprocessable(
+                "client_seed_unsupported", "this game predates client seeds: join without one"
+            )
         taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
+        if fold.seeded:
+            taken["client_seed"] = client_seed or server_client_seed()
         new = fold.advance([], clone=False)
         appended = [self._append(new, SEAT_TAKEN, seat, taken, at)]
         if not new.free_seats():
@@ -671,7 +699,8 @@ class GameService:
             raise refusal
         seed = seed or self._seed(fold.id)
         try:
-            outcome = fold.game.decide(fold.state, seat, command, rng_for(seed, fold.version))
+            rng = rng_for(fold.rules_seed(seed), fold.version)
+            outcome = fold.game.decide(fold.state, seat, command, rng)
         except RuleError as error:
             if not fresh:
                 return None
@@ -791,9 +820,16 @@ class GameService:
     def _start(
         self, fold: Fold, seed: bytes, key: str | None, at: str
     ) -> tuple[Fold, list[Recorded]]:
-        """All seats are filled: the setup events, then whatever bots must play first."""
-        setup = fold.game.setup(fold.options, fold.seats, rng_for(seed, fold.version))
-        return self._play(fold, seed, key, at, [(SYSTEM, None, setup)])
+        """All seats are filled: the client seeds fixed (a /2 game), the setup events, then
+        whatever bots must play first. `fold` must be the caller's own copy."""
+        fixed = []
+        if fold.seeded:
+            seeds = {"client_seeds": list(fold.client_seeds)}
+            fixed.append(self._append(fold, RANDOMNESS_FIXED, SYSTEM, seeds, at))
+        rng = rng_for(fold.rules_seed(seed), fold.version)
+        setup = fold.game.setup(fold.options, fold.seats, rng)
+        new, appended = self._play(fold, seed, key, at, [(SYSTEM, None, setup)])
+        return new, [*fixed, *appended]
 
     def _play(
         self, fold: Fold, seed: bytes, key: str | None, at: str, steps: list[Step]
@@ -826,8 +862,9 @@ class GameService:
         def bot_turn(seat: int, name: str) -> None:
             bot = resolve_bot(fold.game, name)
             info = SeatInfo.of(fold.game, new.state, seat)  # never the true state
-            chosen = bot(fold.game, info, rng_for(seed, new.version, "bot"))
-            outcome = fold.game.decide(new.state, seat, chosen, rng_for(seed, new.version))
+            mixed = new.rules_seed(seed)
+            chosen = bot(fold.game, info, rng_for(mixed, new.version, "bot"))
+            outcome = fold.game.decide(new.state, seat, chosen, rng_for(mixed, new.version))
             record(seat, msgspec.to_builtins(chosen), outcome)
 
         def playing() -> bool:
@@ -983,6 +1020,11 @@ def recorded(
         hash=line_hash(line),
         clock=clock,
     )
+
+
+def server_client_seed() -> str:
+    """The client seed the server gives a seat whose player gave none (and every bot's)."""
+    return secrets.token_hex(8)
 
 
 def _kept(game_id: UUID, seed: bytes) -> SeedKept:

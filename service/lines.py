@@ -9,6 +9,7 @@ from service.fold import (
     GAME_ABORTED,
     GAME_CREATED,
     GAME_FINISHED,
+    RANDOMNESS_FIXED,
     REMATCH_ACCEPTED,
     REMATCH_OFFERED,
     SEAT_FORFEITED,
@@ -30,6 +31,9 @@ def service_line(kind: str, data: Any, viewer: int | None) -> str:
     if kind == SEAT_TAKEN:
         taker = d.get("name") or (f"bot {d['bot']}" if d.get("bot") else "a player")
         return f"{_who(seat, viewer)} taken by {taker}."
+    if kind == RANDOMNESS_FIXED:
+        seeds = ", ".join(str(seed) for seed in d.get("client_seeds") or [])
+        return f"Every seat is taken: the randomness is fixed with the client seeds {seeds}."
     if kind == SEAT_LEFT:
         return f"{_who(seat, viewer)} is free again."
     if kind == TIMED_OUT:

@@ -60,6 +60,8 @@ class _Snapshot(msgspec.Struct, array_like=True):
     rematch: str | None
     rematch_accepted: list[int]
     state: msgspec.Raw
+    client_seeds: list[str | None] = []  # (a /2 game's; absent from older snapshots)
+    fixed_seeds: list[str] | None = None
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -136,6 +138,8 @@ def encode(fold: Fold) -> bytes:
             rematch=fold.rematch,
             rematch_accepted=sorted(fold.rematch_accepted),
             state=msgspec.Raw(_encoder.encode(fold.state)),
+            client_seeds=fold.client_seeds,
+            fixed_seeds=fold.fixed_seeds,
         )
     )
 
@@ -165,6 +169,8 @@ def restore(game_id: UUID, created: Envelope, data: bytes) -> Fold:
     fold.aborted, fold.decided = snap.aborted, snap.decided
     fold.reserved, fold.rematch_of, fold.rematch = snap.reserved, snap.rematch_of, snap.rematch
     fold.rematch_accepted = frozenset(snap.rematch_accepted)
+    fold.client_seeds = snap.client_seeds or [None] * fold.seats
+    fold.fixed_seeds = snap.fixed_seeds
     return fold
 
 

@@ -58,7 +58,7 @@ def test_play_replay_export_verify(api: Api, game: str, humans: bool, tmp_path: 
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("application/x-ndjson")
     lines = [json.loads(line) for line in exported.text.splitlines()]
-    assert lines[0]["format"] == "tabletop-game/1" and "seed" in lines[-1]
+    assert lines[0]["format"] == "tabletop-game/2" and "seed" in lines[-1]
     audit = api.client.get(f"/v1/games/{game_id}/audit").json()
     assert audit["verified"] is True, audit
     file = tmp_path / "game.ndjson"

@@ -26,7 +26,7 @@ def _expected(api: Api, game_id: str, seat: int | None) -> tuple[Any, list[Any]]
         data = e.data
         # the readable line: the game's own, of the event as this seat may see it
         text = service_line(e.type, data, seat)
-        if e.type not in ("game_created", "seat_taken", "game_finished"):
+        if e.type not in ("game_created", "seat_taken", "randomness_fixed", "game_finished"):
             event = fold.decode(e.type, data)
             text = fold.game.describe(fold.game.redact(event, seat), seat)
             data = msgspec.to_builtins(fold.game.redact(event, seat))

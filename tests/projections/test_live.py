@@ -76,7 +76,7 @@ class Listener(threading.Thread):
 
 
 def _redacted(event: dict[str, Any], seat: int | None) -> Any:
-    if event["type"] in ("game_created", "seat_taken", "game_finished"):
+    if event["type"] in ("game_created", "seat_taken", "randomness_fixed", "game_finished"):
         return event["data"]
     decoded = msgspec.convert({"type": event["type"], **event["data"]}, GAME.event_type)
     shown = msgspec.to_builtins(GAME.redact(decoded, seat))

@@ -14,6 +14,7 @@ import msgspec
 
 from domain.randomness import rng_for
 from domain.registry import get as get_game
+from service.chain import rules_seed
 
 RULES_FREE = {
     "game_created", "seat_taken", "seat_left", "timed_out", "seat_forfeited",
@@ -71,6 +72,8 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
                 left[s] = (
                     spec.get("increment_s", 0) * 1_000_000 + spec.get("initial_s", 0) * 100_000
                 )
+        elif kind == "randomness_fixed":  # a /2 game: the client seeds mixed into the seed
+            seed = rules_seed(seed, header["id"], data["client_seeds"])
         elif kind in ("game_finished", "game_aborted"):
             in_play = False
         elif kind not in RULES_FREE:

@@ -1,0 +1,141 @@
+"""What lets a client check the operator (docs/trust.md): the signing keys, and the
+transparency log's signed tree heads, inclusion proofs and consistency proofs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Request, get
+from litestar.params import FromPath, QueryParameter
+
+from api.errors import documented
+from service.signing import public_out
+from service.store import EventStoreApp
+from service.transparency import head_out, log_of
+
+Size = Annotated[int, QueryParameter(ge=0, le=2**62)]
+SomeSize = Annotated[int | None, QueryParameter(ge=0, le=2**62)]
+
+
+class KeyOut(msgspec.Struct, kw_only=True):
+    key_id: str  # the first 16 hex digits of the SHA-256 of the raw public key
+    algorithm: str  # ed25519
+    public_key: str  # the raw 32-byte public key, hex
+    created_at: str
+    current: bool  # signs from now on; the others verify what they signed before
+
+
+class KeysOut(msgspec.Struct):
+    keys: list[KeyOut]
+
+
+class HeadOut(msgspec.Struct, kw_only=True):
+    tree_size: int
+    root_hash: str  # RFC 9162 Merkle tree hash of the first tree_size leaves, hex
+    timestamp: str
+    key_id: str
+    signature: str  # Ed25519 over the head's canonical JSON without `signature`, hex
+
+
+class HeadsOut(msgspec.Struct):
+    heads: list[HeadOut]
+
+
+class LeafOut(msgspec.Struct, kw_only=True):
+    kind: str  # game | tournament
+    id: str
+    final_hash: str
+
+
+class InclusionOut(msgspec.Struct, kw_only=True):
+    leaf_index: int
+    leaf: LeafOut
+    head: HeadOut
+    inclusion: list[str]  # RFC 9162 audit path, from the leaf up, hex
+
+
+class ConsistencyOut(msgspec.Struct, kw_only=True):
+    first: int
+    second: int
+    proof: list[str]  # RFC 9162 consistency proof, hex
+
+
+def _store(request: Request[Any, Any, Any]) -> EventStoreApp:
+    store: EventStoreApp = request.app.state.tabletop.store
+    return store
+
+
+@get("/v1/keys", operation_id="listKeys", tags=["trust"], sync_to_thread=True)
+def list_keys(request: Request[Any, Any, Any]) -> KeysOut:
+    """The service's Ed25519 public keys: the current one signs exports and tree heads; an
+    older (rotated) one still verifies what it signed. Save this for `tabletop verify --key`."""
+    keys = log_of(_store(request)).signer.published()
+    out = [public_out(k, i == len(keys) - 1) for i, k in enumerate(keys)]
+    return KeysOut([msgspec.convert(k, KeyOut) for k in out])
+
+
+@get(
+    "/v1/transparency/head",
+    operation_id="getTreeHead",
+    tags=["trust"],
+    sync_to_thread=True,
+    responses=documented(400, 404),
+)
+def tree_head(request: Request[Any, Any, Any], tree_size: SomeSize = None) -> HeadOut:
+    """The latest signed tree head of the transparency log (every ended game and finished
+    tournament, by final hash), or the one signed over `tree_size` leaves (404
+    `head_not_found` if none was). `tabletop monitor` checks each against the last it saved."""
+    head = log_of(_store(request)).head(tree_size)
+    return msgspec.convert(head_out(head), HeadOut)
+
+
+@get(
+    "/v1/transparency/heads",
+    operation_id="listTreeHeads",
+    tags=["trust"],
+    sync_to_thread=True,
+    responses=documented(400),
+)
+def tree_heads(
+    request: Request[Any, Any, Any],
+    after: Size = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+) -> HeadsOut:
+    """The signed heads over more than `after` leaves, oldest first."""
+    heads = log_of(_store(request)).heads(after, limit)
+    return HeadsOut([msgspec.convert(head_out(h), HeadOut) for h in heads])
+
+
+@get(
+    "/v1/transparency/inclusion/{subject_id:uuid}",
+    operation_id="getInclusionProof",
+    tags=["trust"],
+    sync_to_thread=True,
+    responses=documented(400, 404, 422),
+)
+def inclusion(
+    request: Request[Any, Any, Any], subject_id: FromPath[UUID], tree_size: SomeSize = None
+) -> InclusionOut:
+    """The leaf of an ended game or finished tournament and its audit path to the latest
+    signed head (or the head over `tree_size` leaves). 404 `not_in_log` before it ends."""
+    proof = log_of(_store(request)).inclusion(str(subject_id), tree_size)
+    return msgspec.convert(proof, InclusionOut)
+
+
+@get(
+    "/v1/transparency/consistency",
+    operation_id="getConsistencyProof",
+    tags=["trust"],
+    sync_to_thread=True,
+    responses=documented(400, 422),
+)
+def consistency(request: Request[Any, Any, Any], first: Size, second: Size) -> ConsistencyOut:
+    """The proof that the tree of `second` leaves extends the tree of `first` leaves by
+    appending only (422 `invalid_tree_size` unless 0 <= first <= second <= the log's size)."""
+    proof = log_of(_store(request)).consistency(first, second)
+    return ConsistencyOut(first=first, second=second, proof=proof)
+
+
+ROUTES = [list_keys, tree_head, tree_heads, inclusion, consistency]
