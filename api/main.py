@@ -31,5 +31,6 @@ def build(settings: Settings | None = None) -> Litestar:
             projections=settings if inside and not in_memory else None,
             create_tables=settings.create_tables,
             keep_time=settings if keeps_time and not in_memory else None,
-        )
+        ),
+        settings,
     )

@@ -84,6 +84,7 @@ class MoveAnswer:
     events: list[dict[str, Any]]
     awaiting: list[int]
     status: str
+    replayed: bool = False  # the first answer again, to a retry with the same key
 
 
 @dataclass(frozen=True)
@@ -162,12 +163,16 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         rated: bool = False,
+        game_id: UUID | None = None,
     ) -> Fold:
-        """A new game; `seat` seats its creator in the same save."""
+        """A new game; `seat` seats its creator in the same save. `game_id` names it (a
+        keyed request's: 409 `game_exists` when that game was created already)."""
         extra = {"rated": True} if rated else None
-        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout, extra)
+        step = self._new_game(
+            creator, name, seats, options, bots, seat, clock, on_timeout, extra, game_id
+        )
         if not self._saved(step):
-            raise Conflict("busy", "the game could not be saved; try again")
+            raise _not_created(game_id)
         return self._created(step)
 
     async def create_on_loop(
@@ -181,16 +186,19 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         rated: bool = False,
+        game_id: UUID | None = None,
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
         extra = {"rated": True} if rated else None
-        step = self._new_game(creator, name, seats, options, bots, seat, clock, on_timeout, extra)
+        step = self._new_game(
+            creator, name, seats, options, bots, seat, clock, on_timeout, extra, game_id
+        )
         if not self.loop_writer.takes(step.appended):
             return None
         created = await self._saved_on_loop(step, self._created)
-        if created is None:  # a new game's id is its own: only a stranger's bug gets here
-            raise Conflict("busy", "the game could not be saved; try again")
+        if created is None:  # a new random id is its own: only a named game gets here
+            raise _not_created(game_id)
         return created
 
     def join(self, player: Player, game_id: UUID, seat: int | None) -> Fold:
@@ -523,6 +531,7 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         extra: dict[str, Any] | None = None,
+        game_id: UUID | None = None,
     ) -> _Decided:
         """A new game's events: created, bots seated, the creator seated (`seat`), started
         when full. `extra` adds to `game_created` (a rematch's links and reserved seats)."""
@@ -542,7 +551,7 @@ class GameService:
                 resolve_bot(game, bot)
             except BotSpecError as error:
                 raise Unprocessable(error.code, error.message) from None
-        game_id = uuid.uuid4()
+        game_id = game_id or uuid.uuid4()
         seed = secrets.token_bytes(32)
         at = self.now()
         data = {
@@ -707,7 +716,7 @@ class GameService:
         events = self.visible_events(
             fold, again.seat, batch.first - 1, batch.last - batch.first + 1
         )
-        return MoveAnswer(batch.last, events, then.awaiting(), then.status)
+        return MoveAnswer(batch.last, events, then.awaiting(), then.status, replayed=True)
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -1003,6 +1012,13 @@ def _kept(game_id: UUID, seed: bytes) -> SeedKept:
         timestamp=SeedKept.create_timestamp(),
         seed=seed.hex(),
     )
+
+
+def _not_created(game_id: UUID | None) -> Conflict:
+    """A new game that could not be saved: a named one exists already."""
+    if game_id is not None:
+        return Conflict("game_exists", f"the game {game_id} exists already")
+    return Conflict("busy", "the game could not be saved; try again")
 
 
 def _forfeit(seat: int, reason: str) -> Note:
