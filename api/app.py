@@ -397,30 +397,34 @@ async def join_game(
     """Take a seat (the first free one if none is named; the body is optional); the game
     starts when full. With an `Idempotency-Key`, a retry by a player already seated there
     (in the seat named, if any) is answered with the game and `Idempotent-Replayed: true`
-    instead of 409 `already_seated`.
+    instead of 409 `already_seated` (or `game_not_open`, when its join started the game).
 
     Example: POST /v1/games/{game_id}/join {"seat": 1}"""
     t = _app(request)
     seat = data.seat if data else None
     try:
         fold, player = await _write(request, t.games.join_on_loop, t.games.join, game_id, seat)
-    except Conflict as seated:
-        if seated.code != "already_seated" or idempotency_key is None:
+    except Conflict as refused:  # a retry finds itself seated, or the game it started
+        if refused.code not in ("already_seated", "game_not_open") or idempotency_key is None:
             raise
-        fold, player = await anyio.to_thread.run_sync(_seated_before, request, game_id, seat)
+        args = (request, game_id, seat, refused)
+        fold, player = await anyio.to_thread.run_sync(_seated_before, *args)
         return Response(_game_out(t, fold, player), headers=_replayed(True))
     return Response(_game_out(t, fold, player))
 
 
 def _seated_before(
-    request: Request[Any, Any, Any], game_id: UUID, seat: int | None
+    request: Request[Any, Any, Any], game_id: UUID, seat: int | None, refused: Conflict
 ) -> tuple[Fold, Player]:
+    """The game a keyed join was answered with before, if the caller holds the seat it
+    asked for (any seat, if none); else the refusal stands."""
     t = _app(request)
     player = t.caller(request, required=True)
     assert player is not None
     fold = t.game(game_id)
-    if seat is not None and fold.seat_of(player.id) != seat:
-        raise Conflict("already_seated", "you already hold another seat in this game")
+    held = fold.seat_of(player.id)
+    if held is None or seat not in (None, held):
+        raise refused
     return fold, player
 
 

@@ -19,6 +19,7 @@ import msgspec
 from litestar import Litestar
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.spec import Example, Operation, Reference, Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.typing import FieldDefinition
 
 if TYPE_CHECKING:
@@ -49,8 +50,8 @@ class StrictStructSchemas(StructSchemaPlugin):
 
 def _date_time(schema: Schema) -> None:
     for arm in schema.one_of or [schema]:
-        if isinstance(arm, Schema) and arm.type is not None and "string" in str(arm.type):
-            arm.format = "date-time"  # type: ignore[assignment]
+        if isinstance(arm, Schema) and arm.type == OpenAPIType.STRING:
+            arm.format = OpenAPIFormat.DATE_TIME
 
 
 def describe_operations(app: Litestar) -> None:

@@ -213,7 +213,7 @@ def withdraw(
     """Withdraw from the tournament (the organiser may withdraw any `entrant`). A running
     game of theirs is forfeited, and they are paired no more.
 
-    Example: POST /v1/tournaments/{tournament_id}/withdraw"""
+    Example: POST /v1/tournaments/{tournament_id}/withdraw {"entrant": "bot:greedy:1"}"""
     t, player = _caller_and(request)
     return _out(t.tournaments.withdraw(player, tournament_id, data.entrant if data else None))
 
