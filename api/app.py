@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -658,7 +658,7 @@ def list_events(
     seat = seat_asked(fold, caller, seat)
     ndjson = NDJSON in request.headers.get("accept", "")
     if ndjson and follow:
-        return Stream(ndjson_lines(t, game_id, seat, after), media_type=NDJSON)
+        return Stream(_headers_first(ndjson_lines(t, game_id, seat, after)), media_type=NDJSON)
     events = t.games.visible_events(fold, seat, after, limit)
     if ndjson:
         return Stream(_ndjson(events), media_type=NDJSON)
@@ -766,6 +766,14 @@ def audit(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> s.AuditOu
 # ---- operations ---------------------------------------------------------------------------
 
 
+async def _headers_first(lines: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """A followed stream that answers at once: gzip holds a response's headers until its
+    first chunk, which may be the next move, minutes away; an empty chunk releases them."""
+    yield b""
+    async for line in lines:
+        yield line
+
+
 def _ndjson(items: list[Any]) -> Iterator[bytes]:
     for item in items:
         yield _encode(item) + b"\n"
@@ -821,8 +829,9 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
         middleware=[RequestMiddleware()],
         request_class=JsonRequest,
         plugins=[StrictStructSchemas()],
-        # A Puerto Rico mayor's legal moves run to megabytes: they compress ~20-fold. Live
-        # streams are left alone (their events are small and must not wait in a buffer).
+        # A Puerto Rico mayor's legal moves run to megabytes: a 778 KB page gzips to 15 KB
+        # at level 5 in 42 ms (level 9: 13 KB in 177 ms). Live streams are left alone (their
+        # events are small and must not wait in a buffer).
         compression_config=CompressionConfig(
             backend="gzip", minimum_size=1024, gzip_compress_level=5, exclude_opt_key="live"
         ),

@@ -4,6 +4,7 @@ finished game has nothing more (an EventSource then stops reconnecting), and str
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
@@ -121,3 +122,22 @@ def test_head_on_a_stream_answers_at_once(served: dict[str, Any]) -> None:
     assert answer.status_code == 200 and answer.content == b""
     assert answer.headers["content-type"].startswith("text/event-stream")
     assert time.monotonic() - started < 5  # it does not wait for the game to end
+
+
+def test_a_followed_gzip_stream_answers_at_once_and_flushes_each_event(
+    served: dict[str, Any],
+) -> None:
+    api, ada = served["api"], served["ada"]
+    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    version = api.game(game)["version"]
+    url = f"/v1/games/{game}/events?follow=true&after={version}"
+    headers = {"Accept": "application/x-ndjson", "Accept-Encoding": "gzip"}
+    with httpx.Client(base_url=served["server"].url, timeout=10) as watcher:
+        started = time.monotonic()
+        with watcher.stream("GET", url, headers=headers) as stream:
+            assert time.monotonic() - started < 5  # no move yet: the headers came anyway
+            assert stream.headers["content-encoding"] == "gzip"
+            legal = api.legal(game, ada)
+            assert api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
+            first = next(line for line in stream.iter_lines() if line)
+            assert json.loads(first)["version"] == version + 1
