@@ -9,7 +9,6 @@ the loop writer, see service/loop_writer.py).
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Annotated, Any
 from uuid import UUID
@@ -49,7 +48,7 @@ from service.chain import now_text
 from service.clocks import micros, stamp
 from service.errors import Conflict, Forbidden, Unauthorized, Unprocessable
 from service.fold import ENDINGS, Fold
-from service.games import GameService, game_types
+from service.games import GameService, game_types, keyed_game_id
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp
@@ -58,7 +57,6 @@ from service.timekeeper import Timekeeper
 NDJSON = "application/x-ndjson"
 BEARER = [{"bearer": []}]
 OPTIONAL_BEARER = [{"bearer": []}, {}]  # a key is optional: with one, the caller's seat shows
-IDEMPOTENCY_NAMESPACE = UUID("0b6c8e0e-52a4-4f43-9d8e-3a1f6b7c2d90")
 _encode = msgspec.json.encode
 
 # Headers of our answers, as the OpenAPI document declares them.
@@ -325,40 +323,30 @@ async def create_game(
     t = _app(request)
     bots = {int(seat): bot for seat, bot in data.bots.items()}
     clock = msgspec.to_builtins(data.clock) if data.clock is not None else None
-    game_id = _keyed_game(t, request, idempotency_key)
+    key = idempotency_key
     args = (data.game, data.seats, data.options, bots, data.seat, clock, data.on_timeout)
     replayed = False
     try:
         fold, player = await _write(
-            request, t.games.create_on_loop, t.games.create, *args, data.rated, game_id
+            request, t.games.create_on_loop, t.games.create, *args, data.rated, key
         )
     except Conflict as exists:
-        if exists.code != "game_exists" or game_id is None:
+        if exists.code != "game_exists" or key is None:
             raise
-        fold, player = await anyio.to_thread.run_sync(_created_before, request, game_id, data)
+        fold, player = await anyio.to_thread.run_sync(_created_before, request, key, data)
         replayed = True
     headers = {"Location": f"/v1/games/{fold.id}"} | _replayed(replayed)
     return Response(_game_out(t, fold, player), status_code=201, headers=headers)
 
 
-def _keyed_game(t: Tabletop, request: Request[Any, Any, Any], key: str | None) -> UUID | None:
-    """The id of the game a keyed create makes: the same for every retry by the same
-    player, so the store's unique key makes the create happen once, in any process."""
-    if key is None:
-        return None
-    token = _bearer(request) or ""
-    player_id = token.split("_", 2)[1] if token.count("_") >= 2 else ""
-    return uuid.uuid5(IDEMPOTENCY_NAMESPACE, f"{player_id}:{key}")
-
-
 def _created_before(
-    request: Request[Any, Any, Any], game_id: UUID, data: s.NewGame
+    request: Request[Any, Any, Any], key: str, data: s.NewGame
 ) -> tuple[Fold, Player]:
     """The game a keyed create made before, if this request is the one that made it."""
     t = _app(request)
     player = t.caller(request, required=True)
     assert player is not None
-    fold = t.game(game_id)
+    fold = t.game(keyed_game_id(player.id, key))
     options = msgspec.to_builtins(fold.options)
     same = (
         fold.created_by == player.id

@@ -70,12 +70,20 @@ log = structlog.get_logger("tabletop.games")
 _T = TypeVar("_T")
 
 SEED_NAMESPACE = UUID("6d1c2a52-4f0e-4b8e-9a57-1f3c8f0d2b11")
+KEYED_NAMESPACE = UUID("0b6c8e0e-52a4-4f43-9d8e-3a1f6b7c2d90")
 CACHE_SIZE = 4096
 MAX_SEATS = 16
 
 
 def seed_stream(game_id: UUID) -> UUID:
     return uuid.uuid5(SEED_NAMESPACE, game_id.hex)
+
+
+def keyed_game_id(player_id: str, key: str) -> UUID:
+    """The id of the game a player's create with an Idempotency-Key makes: the same for
+    every retry, so the store's unique (id, version) makes the create happen once, in any
+    process."""
+    return uuid.uuid5(KEYED_NAMESPACE, f"{player_id}:{key}")
 
 
 @dataclass(frozen=True)
@@ -163,11 +171,12 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         rated: bool = False,
-        game_id: UUID | None = None,
+        key: str | None = None,
     ) -> Fold:
-        """A new game; `seat` seats its creator in the same save. `game_id` names it (a
-        keyed request's: 409 `game_exists` when that game was created already)."""
+        """A new game; `seat` seats its creator in the same save. With an idempotency `key`
+        it is the game `keyed_game_id` names (409 `game_exists` once it was created)."""
         extra = {"rated": True} if rated else None
+        game_id = keyed_game_id(creator.id, key) if key is not None else None
         step = self._new_game(
             creator, name, seats, options, bots, seat, clock, on_timeout, extra, game_id
         )
@@ -186,11 +195,12 @@ class GameService:
         clock: dict[str, Any] | None = None,
         on_timeout: str | None = None,
         rated: bool = False,
-        game_id: UUID | None = None,
+        key: str | None = None,
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
         extra = {"rated": True} if rated else None
+        game_id = keyed_game_id(creator.id, key) if key is not None else None
         step = self._new_game(
             creator, name, seats, options, bots, seat, clock, on_timeout, extra, game_id
         )
