@@ -27,7 +27,7 @@ from litestar.response import Stream
 from api import schemas as s
 from api import stream_tokens
 from api.bodies import JsonRequest
-from api.conditional import IMMUTABLE, NOT_MODIFIED, versioned
+from api.conditional import IMMUTABLE, NOT_MODIFIED, IfNoneMatch, versioned
 from api.conventions import StrictStructSchemas, describe_operations
 from api.errors import HANDLERS, documented
 from api.head import head_as_get
@@ -496,20 +496,24 @@ rematch_game = _lifecycle_route(
     response_headers=[ETAG],
     responses={**NOT_MODIFIED, **documented(400, 401, 404, 409)},
 )
-async def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Response[s.GameOut]:
+async def get_game(
+    request: Request[Any, Any, Any], game_id: FromPath[UUID], if_none_match: IfNoneMatch = None
+) -> Response[s.GameOut]:
     """The game as the caller may see it: its seat's view, the public view for spectators,
     everything once finished. `ETag` is the game's version: poll with `If-None-Match` and
     get 304 with no body until the game moves.
 
     Example: GET /v1/games/{game_id}"""
-    answer: Response[s.GameOut] = await _read(request, game_id, _get_game)
+    answer: Response[s.GameOut] = await _read(request, game_id, _get_game, if_none_match)
     return answer
 
 
-def _get_game(request: Request[Any, Any, Any], fold: Fold) -> Response[s.GameOut]:
+def _get_game(
+    request: Request[Any, Any, Any], fold: Fold, if_none_match: str | None
+) -> Response[s.GameOut]:
     t = _app(request)
     player = t.caller(request, required=False)
-    return versioned(request, fold.version, lambda: _game_out(t, fold, player))
+    return versioned(if_none_match, fold.version, lambda: _game_out(t, fold, player))
 
 
 @get(
@@ -525,6 +529,7 @@ async def legal_moves(
     game_id: FromPath[UUID],
     offset: Annotated[int, QueryParameter(ge=0, le=2**40)] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1000,
+    if_none_match: IfNoneMatch = None,
 ) -> Response[s.LegalMoves]:
     """Every move the caller's seat may make now, each exactly a body for POST .../moves
     (with `version` as its `expected_version`), a page at a time: `total` tells how many
@@ -532,12 +537,17 @@ async def legal_moves(
     version, as on GET /v1/games/{id} (304 with `If-None-Match` until the game moves).
 
     Example: GET /v1/games/{game_id}/legal-moves?limit=50"""
-    moves: Response[s.LegalMoves] = await _read(request, game_id, _legal_moves, offset, limit)
+    args = (offset, limit, if_none_match)
+    moves: Response[s.LegalMoves] = await _read(request, game_id, _legal_moves, *args)
     return moves
 
 
 def _legal_moves(
-    request: Request[Any, Any, Any], fold: Fold, offset: int, limit: int
+    request: Request[Any, Any, Any],
+    fold: Fold,
+    offset: int,
+    limit: int,
+    if_none_match: str | None,
 ) -> Response[s.LegalMoves]:
     t = _app(request)
     player = t.caller(request, required=True)
@@ -549,7 +559,7 @@ def _legal_moves(
         total, moves = t.games.legal_moves(fold, seat, offset, limit)
         return s.LegalMoves(version=fold.version, moves=moves, total=total, offset=offset)
 
-    answer = versioned(request, fold.version, page)
+    answer = versioned(if_none_match, fold.version, page)
     if isinstance(answer.content, s.LegalMoves):
         more = offset + limit < answer.content.total
         answer.headers.update(next_link(request, offset=offset + limit if more else None))
