@@ -92,3 +92,16 @@ def test_a_retried_move_and_rematch_say_so(api: Api) -> None:
     repeat = api.client.post(f"/v1/games/{game}/rematch", headers=Api.auth(ada, "r"))
     assert repeat.status_code == 200 and repeat.headers["idempotent-replayed"] == "true"
     assert repeat.json()["id"] == offer.json()["id"] and _stored(api) == stored
+
+
+def test_a_retried_join_of_a_game_still_open_is_answered_again(api: Api) -> None:
+    ada, bob = api.player("ada"), api.player("bob")
+    game = _create(api, ada, None, game="secret-duel", seats=3).json()["id"]
+    first = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-2"))
+    assert first.status_code == 200 and first.json()["status"] == "open"
+    stored = _stored(api)
+    again = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-2"))
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["your_seat"] == first.json()["your_seat"] and _stored(api) == stored
+    unkeyed = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
+    assert unkeyed.status_code == 409 and unkeyed.json()["code"] == "already_seated"
