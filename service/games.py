@@ -21,7 +21,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
@@ -92,7 +92,8 @@ class MoveAnswer:
     events: list[dict[str, Any]]
     awaiting: list[int]
     status: str
-    replayed: bool = False  # the first answer again, to a retry with the same key
+    # The first answer again, to a retry with the same key (the same answer: not compared).
+    replayed: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
