@@ -18,7 +18,8 @@ from service.errors import Problem
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tabletop.api")
 
-_TITLES = {
+# What each status means when a route documents it (the OpenAPI response descriptions).
+_STATUS = {
     400: "Bad Request",
     401: "Unauthorized",
     403: "Forbidden",
@@ -33,6 +34,7 @@ _TITLES = {
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
+# The code of a refusal Litestar itself raises, by status.
 _CODES = {
     400: "invalid_request",
     401: "unauthorized",
@@ -48,13 +50,84 @@ _CODES = {
     500: "internal_error",
     503: "unavailable",
 }
+# A problem's title says what went wrong in words, per code (RFC 9457: the same for every
+# occurrence of a type); a dotted code (`illegal_move.wrong_phase`) takes its family's.
+TITLES = {
+    "abort_too_late": "Too late to abort",
+    "already_registered": "Already registered",
+    "already_seated": "Already seated",
+    "bot_budget_too_large": "Bot budget too large",
+    "busy": "Game busy",
+    "conflict": "Conflict",
+    "forbidden": "Forbidden",
+    "game_aborted": "Game aborted",
+    "game_damaged": "Game record damaged",
+    "game_exists": "Game exists",
+    "game_not_finished": "Game not finished",
+    "game_not_found": "Game not found",
+    "game_not_open": "Game not open",
+    "game_not_started": "Game not started",
+    "game_over": "Game over",
+    "idempotency_key_reused": "Idempotency key reused",
+    "illegal_move": "Illegal move",
+    "internal_error": "Internal error",
+    "invalid_advance": "Invalid advance",
+    "invalid_bot": "Invalid bot",
+    "invalid_bot_seat": "Invalid bot seat",
+    "invalid_clock": "Invalid clock",
+    "invalid_cursor": "Invalid cursor",
+    "invalid_format": "Invalid tournament format",
+    "invalid_move": "Invalid move",
+    "invalid_name": "Invalid name",
+    "invalid_options": "Invalid game options",
+    "invalid_points": "Invalid points",
+    "invalid_request": "Invalid request",
+    "invalid_rounds": "Invalid rounds",
+    "invalid_seat": "Invalid seat",
+    "invalid_seats": "Invalid number of seats",
+    "invalid_stream_token": "Invalid stream token",
+    "invalid_table_size": "Invalid table size",
+    "invalid_version": "Invalid version",
+    "method_not_allowed": "Method not allowed",
+    "not_acceptable": "Not acceptable",
+    "not_creator": "Not the creator",
+    "not_found": "Not found",
+    "not_organiser": "Not the organiser",
+    "not_registered": "Not registered",
+    "not_seated": "Not seated",
+    "not_your_seat": "Not your seat",
+    "out_of_time": "Out of time",
+    "player_not_found": "Player not found",
+    "seat_forfeited": "Seat forfeited",
+    "seat_reserved": "Seat reserved",
+    "seat_taken": "Seat taken",
+    "store_unavailable": "Store unavailable",
+    "too_few_players": "Too few players",
+    "too_large": "Body too large",
+    "too_many_requests": "Too many requests",
+    "tournament_finished": "Tournament finished",
+    "tournament_full": "Tournament full",
+    "tournament_not_found": "Tournament not found",
+    "tournament_started": "Tournament started",
+    "unauthorized": "Not authenticated",
+    "unavailable": "Service unavailable",
+    "unknown_bot": "Unknown bot",
+    "unknown_game": "Unknown game",
+    "unprocessable": "Unprocessable request",
+    "unsupported_media_type": "Unsupported media type",
+    "version_conflict": "Version conflict",
+}
+
+
+def title(code: str) -> str:
+    return TITLES.get(code) or TITLES.get(code.partition(".")[0]) or "Error"
 
 
 def problem_body(status: int, code: str, detail: str, version: int | None = None) -> bytes:
     return msgspec.json.encode(
         ProblemBody(
             type=f"https://tabletop.example/problems/{code}",
-            title=_TITLES.get(status, "Error"),
+            title=title(code),
             status=status,
             detail=detail,
             code=code,
@@ -63,10 +136,14 @@ def problem_body(status: int, code: str, detail: str, version: int | None = None
     )
 
 
-def problem(status: int, code: str, detail: str, **extra: Any) -> Response[bytes]:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+def problem(
+    status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
+) -> Response[bytes]:
+    headers = dict(headers or {})
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
     if status in (429, 503):  # when to try again: the refusal's own, or a second
-        headers["Retry-After"] = str(extra.get("retry_after", 1))
+        headers.setdefault("Retry-After", str(extra.get("retry_after", 1)))
     return Response(
         content=problem_body(status, code, detail, extra.get("version")),
         status_code=status,
@@ -98,7 +175,10 @@ def on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
         new_game = request.method == "POST" and request.url.path.rstrip("/") == "/v1/games"
         if new_game and status == 400 and _FIELD_CODES.search(detail.partition(": ")[2]):
             return problem(422, "invalid_clock", detail)
-    return problem(status, code, detail)
+    headers = dict(exc.headers or {})  # such as 405's Allow, where HEAD goes with GET
+    if "GET" in headers.get("allow", "").split(", "):
+        headers["allow"] += ", HEAD"
+    return problem(status, code, detail, headers)
 
 
 def on_store_down(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -129,7 +209,7 @@ def documented(*statuses: int) -> dict[int, ResponseSpec]:
         s: ResponseSpec(
             data_container=ProblemBody,
             media_type=PROBLEM_JSON,
-            description=_TITLES[s],
+            description=_STATUS[s],
             generate_examples=False,
         )
         for s in (*statuses, 429, 503)

@@ -195,7 +195,9 @@ def _in_own_thread(call: Any) -> Future[Any]:
     responses=documented(503),
 )
 async def health(request: Request[Any, Any, Any]) -> Health:
-    """200 when the store answers within 1.5 s, 503 `store_unavailable` otherwise (answered
-    on the event loop: it needs no worker thread)."""
+    """Whether the event store answers: 200 `ok`, or 503 `store_unavailable` within 2 seconds
+    when it does not (answered on the event loop: it needs no worker thread).
+
+    Example: GET /health"""
     await request.app.state.tabletop.watch.check()
     return Health("ok")

@@ -27,7 +27,8 @@ from uuid import UUID
 import anyio
 import msgspec
 import structlog
-from litestar import Request, get
+from litestar import Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
@@ -45,6 +46,7 @@ log = structlog.get_logger("tabletop.live")
 EVENT_STREAM = "text/event-stream"
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
 GATHER = 0.1  # seconds a woken stream waits for more commits before it reads
+RETRY_MS = 3000  # the `retry:` an EventSource waits before it reconnects
 PAGE = 1000
 ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
 
@@ -239,11 +241,15 @@ async def _sse(
             )
 
 
-def opening(request: Request[Any, Any, Any], game_id: UUID) -> tuple[Tabletop, int | None]:
-    """The app and the caller's seat (None for spectators); 401/404 before streaming."""
+def opening(
+    request: Request[Any, Any, Any], game_id: UUID, token: str | None, after: int
+) -> tuple[Tabletop, int | None, bool]:
+    """The app, the caller's seat (None for spectators) and whether the game is over with
+    nothing after `after` to send; 401/404 before streaming."""
     t: Tabletop = request.app.state.tabletop
     fold = t.game(game_id)
-    return t, t.games.seat_for(fold, t.caller(request, required=False))
+    seat = t.games.seat_for(fold, t.stream_caller(request, token, required=False))
+    return t, seat, fold.over and after >= fold.version
 
 
 @get(
@@ -251,7 +257,12 @@ def opening(request: Request[Any, Any, Any], game_id: UUID) -> tuple[Tabletop, i
     operation_id="streamEvents",
     tags=["games"],
     media_type=EVENT_STREAM,
-    responses=documented(400, 401, 404, 406, 409),
+    security=[{"bearer": []}, {}],
+    opt={"live": True},
+    responses={
+        204: ResponseSpec(None, description="The game is over and everything was sent"),
+        **documented(400, 401, 404, 406, 409),
+    },
 )
 async def stream_events(
     request: Request[Any, Any, Any],
@@ -260,14 +271,22 @@ async def stream_events(
     last_event_id: Annotated[
         int | None, HeaderParameter(name="Last-Event-ID", ge=0, le=2**31)
     ] = None,
-) -> ServerSentEvent:
-    """Server-Sent Events: each event the caller may see (redacted for its seat while the
-    game runs), from `after` or the `Last-Event-ID` a reconnecting EventSource sends, live
-    as it is appended; every message is a `game_event` whose `id` is the event's version
-    and whose data is the event as JSON. The stream ends after the game's last event.
-    Send `Accept: text/event-stream` (EventSource does); other clients get 406."""
+    token: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
+) -> ServerSentEvent | Response[None]:
+    """A game's events as they happen, as Server-Sent Events. Each event the caller may see
+    (redacted for its seat while the game runs), from `after` or the `Last-Event-ID` a
+    reconnecting EventSource sends, live as it is appended; every message is a `game_event`
+    whose `id` is the event's version and whose data is the event as JSON. The stream
+    ends after the game's last event; a finished game with nothing after `Last-Event-ID`
+    answers 204, which tells an EventSource to stop reconnecting. Send
+    `Accept: text/event-stream` (EventSource does); other clients get 406. A browser signs
+    in with `?token=` (POST /v1/stream-tokens): an EventSource cannot send a header.
+
+    Example: GET /v1/games/{game_id}/stream?after=0"""
     if EVENT_STREAM not in request.headers.get("accept", ""):
         raise NotAcceptable("not_acceptable", f"this endpoint streams {EVENT_STREAM} only")
-    t, seat = await anyio.to_thread.run_sync(opening, request, game_id)
     start = max(after, last_event_id or 0)
-    return ServerSentEvent(_sse(t, game_id, seat, start))
+    t, seat, done = await anyio.to_thread.run_sync(opening, request, game_id, token, start)
+    if done:
+        return Response(None, status_code=204)
+    return ServerSentEvent(_sse(t, game_id, seat, start), retry_duration=RETRY_MS)

@@ -4,23 +4,22 @@ lag (see /metrics), usually milliseconds."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import anyio
 import msgspec
-from litestar import Request, get
+from litestar import Request, Response, get
 from litestar.params import FromPath, FromQuery, QueryParameter
 
 from api.errors import documented
+from api.paging import LINK, decode_cursor, next_link, page
 from projections.summary import GameSummary, decode
-from service.errors import NotFound, Problem
+from service.errors import NotFound
 
 if TYPE_CHECKING:
     from api.app import Tabletop
 
 RECENT = 10
-_CURSOR = b"games:"
 
 
 class GamePage(msgspec.Struct):
@@ -64,57 +63,35 @@ def _tabletop(request: Request[Any, Any, Any]) -> Tabletop:
     return tabletop
 
 
-def encode_cursor(seq: int, kind: bytes = _CURSOR) -> str:
-    return base64.urlsafe_b64encode(kind + str(seq).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, kind: bytes = _CURSOR) -> int:
-    """The position a page continues from (a creation position, or an offset in a
-    ranking, by `kind`); opaque to clients."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        digits = raw[len(kind) :]
-        if raw.startswith(kind) and digits.isdigit() and len(digits) <= 18:
-            return int(digits)
-    except (binascii.Error, ValueError):
-        pass
-    raise Problem("invalid_cursor", "the cursor is not one this API gave out")
-
-
-def page(
-    rows: list[tuple[int, bytes]], limit: int, kind: bytes = _CURSOR
-) -> tuple[list[bytes], str | None]:
-    """A page of (position, summary) rows read `limit + 1` at a time: the summaries, and
-    the cursor of the next page (None on the last one)."""
-    shown = rows[:limit]
-    return [summary for _, summary in shown], (
-        encode_cursor(shown[-1][0], kind) if len(rows) > limit else None
-    )
-
-
 @get(
     "/v1/games",
     operation_id="listGames",
     tags=["games"],
-    sync_to_thread=True,
+    response_headers=[LINK],
     responses=documented(400),
 )
-def list_games(
+async def list_games(
     request: Request[Any, Any, Any],
     game: Annotated[str | None, QueryParameter(min_length=1, max_length=64)] = None,
     status: FromQuery[Literal["open", "active", "finished", "aborted"] | None] = None,
     player: Annotated[str | None, QueryParameter(min_length=1, max_length=64)] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
-) -> GamePage:
+) -> Response[GamePage]:
     """Games newest first, filtered by game type, status and seated player; `status=open`
     is the lobby (`open_seats` lists the seats to join). Pages never skip or repeat a game
-    while new games are created: the cursor marks a position in creation order."""
+    while new games are created: the cursor marks a position in creation order; the next
+    page is `next_cursor`, and `Link: <...>; rel="next"`.
+
+    Example: GET /v1/games?status=open&game=puerto-rico&limit=20"""
+    # A handler of its own thread, not sync_to_thread: Litestar wraps a sync handler that
+    # shares its path (POST /v1/games) once per app built, and would answer its coroutine.
     reads = _tabletop(request).reads
     before = decode_cursor(cursor) if cursor is not None else None
-    rows = reads.list_games(game, status, player, before, limit + 1)
+    rows = await anyio.to_thread.run_sync(reads.list_games, game, status, player, before, limit + 1)
     summaries, next_cursor = page(rows, limit)
-    return GamePage(games=[decode(summary) for summary in summaries], next_cursor=next_cursor)
+    body = GamePage(games=[decode(summary) for summary in summaries], next_cursor=next_cursor)
+    return Response(body, headers=next_link(request, cursor=next_cursor))
 
 
 @get(
@@ -125,8 +102,10 @@ def list_games(
     responses=documented(404),
 )
 def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> PlayerProfile:
-    """The player, games played and won per game type, the recent games with their final
-    rank and score, and its rating per game type. Bots have profiles too: `bot:greedy`."""
+    """A player's profile: games played and won per game type, the recent games with their
+    final rank and score, and its rating per game type. Bots have profiles too: `bot:greedy`.
+
+    Example: GET /v1/players/bot:greedy"""
     t = _tabletop(request)
     ratings = [msgspec.convert(r, Rating) for r in t.reads.ratings_of(player_id)]
     if player_id.startswith("bot:") and ratings:

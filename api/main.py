@@ -32,5 +32,6 @@ def build(settings: Settings | None = None) -> Litestar:
             create_tables=settings.create_tables,
             keep_time=settings if keeps_time and not in_memory else None,
             limits=settings.limits,
-        )
+        ),
+        settings,
     )

@@ -21,7 +21,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from api.errors import documented
-from api.live import ANY_GAME, EVENT_STREAM, HEARTBEAT, NotAcceptable
+from api.live import ANY_GAME, EVENT_STREAM, HEARTBEAT, RETRY_MS, NotAcceptable
 from projections.notices import Notice
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ def _id(row: bytes) -> int:
     tags=["players"],
     security=[{"bearer": []}],
     media_type=EVENT_STREAM,
+    opt={"live": True},
     responses=documented(400, 401, 406),
 )
 async def player_stream(
@@ -75,6 +76,7 @@ async def player_stream(
     last_event_id: Annotated[
         int | None, HeaderParameter(name="Last-Event-ID", ge=0, le=2**62)
     ] = None,
+    token: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
 ) -> ServerSentEvent | Stream:
     """The caller's notices across all its games, oldest first, then live: `your_turn`
     (`seat`, `version`, `deadline`), `game_started`, `game_finished` (`rank`),
@@ -82,17 +84,20 @@ async def player_stream(
     has an `id` that grows; reconnect with `Last-Event-ID` (or `after`) to miss nothing.
     A `your_turn` may repeat while the game moves on: check `legal-moves`.
     `Accept: text/event-stream` gives Server-Sent Events (the event name is the kind);
-    `Accept: application/x-ndjson` gives one JSON notice per line."""
+    `Accept: application/x-ndjson` gives one JSON notice per line. A browser's
+    EventSource signs in with `?token=` (POST /v1/stream-tokens) instead of a header.
+
+    Example: GET /v1/players/me/stream?after=0"""
     t: Tabletop = request.app.state.tabletop
     accept = request.headers.get("accept", "")
     if EVENT_STREAM not in accept and NDJSON not in accept:
         raise NotAcceptable("not_acceptable", f"send Accept: {EVENT_STREAM} or {NDJSON}")
-    player = await anyio.to_thread.run_sync(t.caller, request, True)
+    player = await anyio.to_thread.run_sync(t.stream_caller, request, token, True)
     assert player is not None
     start = max(after, last_event_id or 0)
     rows = _notices(t, player.id, start)
     if EVENT_STREAM in accept:
-        return ServerSentEvent(_sse(rows))
+        return ServerSentEvent(_sse(rows), retry_duration=RETRY_MS)
     return Stream(_lines(rows), media_type=NDJSON)
 
 

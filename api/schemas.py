@@ -37,6 +37,12 @@ class PlayerCreated(msgspec.Struct):
     api_key: str
 
 
+class StreamToken(msgspec.Struct, kw_only=True):
+    token: str  # `?token=` on the stream routes only
+    expires_at: str
+    expires_in: int  # seconds
+
+
 class PlayerOut(msgspec.Struct):
     id: str
     name: str

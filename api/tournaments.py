@@ -7,13 +7,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
 
+import anyio
 import msgspec
-from litestar import Request, get, post
+from litestar import Request, Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
+from api.conditional import IMMUTABLE
 from api.errors import documented
-from api.lobby import decode_cursor, encode_cursor, page
+from api.paging import LINK, decode_cursor, encode_cursor, next_link, page
 from domain.tournaments import pairing
 from domain.tournaments.standings import standings
 from projections.tournaments import TournamentSummary
@@ -146,20 +149,29 @@ def _caller_and(request: Request[Any, Any, Any]) -> Any:
     "/v1/tournaments",
     operation_id="createTournament",
     tags=["tournaments"],
-    sync_to_thread=True,
     security=BEARER,
-    responses=documented(400, 401, 422),
+    response_headers=[ResponseHeader(name="Location", documentation_only=True)],
+    responses=documented(400, 401, 415, 422),
 )
-def create_tournament(
+async def create_tournament(
     request: Request[Any, Any, Any], data: JSONBody[NewTournament]
-) -> TournamentOut:
+) -> Response[TournamentOut]:
     """Create a tournament (you organise it): the game and its options, `format` (swiss,
     round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank
     (default 6/4/2/0 scaled to the table size), `advance` (knockout: how many of each table
     go on), and the `clock` and `on_timeout` of its games (default: a day per decision,
-    forfeit). Its games are rated."""
-    t, player = _caller_and(request)
-    return _out(t.tournaments.create(player, data))
+    forfeit). Its games are rated. The tournament is at `Location`.
+
+    Example: POST /v1/tournaments {"game": "puerto-rico", "format": "swiss",
+    "table_size": 4, "rounds": 3}"""
+
+    # Its own thread, not sync_to_thread: see api/lobby.py's list_games.
+    def create() -> TournamentOut:
+        t, player = _caller_and(request)
+        return _out(t.tournaments.create(player, data))
+
+    out = await anyio.to_thread.run_sync(create)
+    return Response(out, status_code=201, headers={"Location": f"/v1/tournaments/{out.id}"})
 
 
 @post(
@@ -177,7 +189,9 @@ def register(
     data: JSONBody[Register | None] = None,
 ) -> TournamentOut:
     """Register yourself; the organiser registers a bot with `{"bot": "greedy"}`. 409
-    `already_registered` twice, `tournament_started` once it has started."""
+    `already_registered` twice, `tournament_started` once it has started.
+
+    Example: POST /v1/tournaments/{tournament_id}/register {"bot": "greedy"}"""
     t, player = _caller_and(request)
     return _out(t.tournaments.register(player, tournament_id, data.bot if data else None))
 
@@ -196,8 +210,10 @@ def withdraw(
     tournament_id: FromPath[UUID],
     data: JSONBody[Withdraw | None] = None,
 ) -> TournamentOut:
-    """Withdraw (the organiser may withdraw any `entrant`): a running game of theirs is
-    forfeited, and they are paired no more."""
+    """Withdraw from the tournament (the organiser may withdraw any `entrant`). A running
+    game of theirs is forfeited, and they are paired no more.
+
+    Example: POST /v1/tournaments/{tournament_id}/withdraw {"entrant": "bot:greedy:1"}"""
     t, player = _caller_and(request)
     return _out(t.tournaments.withdraw(player, tournament_id, data.entrant if data else None))
 
@@ -212,9 +228,11 @@ def withdraw(
     responses=documented(400, 401, 403, 404, 409, 422),
 )
 def start(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> TournamentOut:
-    """Start (the organiser): the first round's tables become games at once; later rounds
-    start by themselves when every game of a round has finished. 422 `too_few_players`
-    below a full table."""
+    """Start the tournament (its organiser only). The first round's tables become games at
+    once; later rounds start by themselves when every game of a round has finished. 422
+    `too_few_players` below a full table.
+
+    Example: POST /v1/tournaments/{tournament_id}/start"""
     t, player = _caller_and(request)
     return _out(t.tournaments.start(player, tournament_id))
 
@@ -227,7 +245,10 @@ def start(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> Tou
     responses=documented(400, 404),
 )
 def get_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> TournamentOut:
-    """Rounds, tables with their game ids and results, the standings and the seat spread."""
+    """The tournament: rounds, tables with their game ids and results, the standings and
+    the seat spread.
+
+    Example: GET /v1/tournaments/{tournament_id}"""
     return _out(_t(request).tournaments.get(tournament_id))
 
 
@@ -236,6 +257,7 @@ def get_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID
     operation_id="listTournaments",
     tags=["tournaments"],
     sync_to_thread=True,
+    response_headers=[LINK],
     responses=documented(400),
 )
 def list_tournaments(
@@ -243,12 +265,16 @@ def list_tournaments(
     status: FromQuery[Literal["open", "running", "finished"] | None] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
-) -> TournamentPage:
-    """Tournaments newest first (from the read model: it trails by the projection lag)."""
+) -> Response[TournamentPage]:
+    """Tournaments newest first (from the read model: it trails by the projection lag); the
+    next page is `next_cursor`, and `Link: <...>; rel="next"`.
+
+    Example: GET /v1/tournaments?status=open"""
     before = decode_cursor(cursor, _TOURNAMENTS) if cursor is not None else None
     rows = _t(request).reads.list_tournaments(status, before, limit + 1)
     summaries, next_cursor = page(rows, limit, _TOURNAMENTS)
-    return TournamentPage([decode_summary(summary) for summary in summaries], next_cursor)
+    body = TournamentPage([decode_summary(summary) for summary in summaries], next_cursor)
+    return Response(body, headers=next_link(request, cursor=next_cursor))
 
 
 @get(
@@ -262,11 +288,15 @@ def list_tournaments(
 def export_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> Stream:
     """The tournament's log (`tabletop-tournament/2`): a header, its hash-chained events,
     and the final standings once finished. `tabletop verify FILE --games DIR` checks it and
-    each table's result against its game's export (`DIR/<game id>.ndjson`)."""
+    each table's result against its game's export (`DIR/<game id>.ndjson`). A finished
+    tournament's never changes (`Cache-Control: immutable`).
+
+    Example: GET /v1/tournaments/{tournament_id}/export"""
     t = _t(request)
-    t.tournaments.get(tournament_id)  # 404 for a stranger's id
+    finished = t.tournaments.get(tournament_id).state.status == "finished"  # 404 if unknown
     lines = tournament_export(t.store, tournament_id)
-    return Stream([msgspec.json.encode(line) + b"\n" for line in lines], media_type=NDJSON)
+    body = [msgspec.json.encode(line) + b"\n" for line in lines]
+    return Stream(body, media_type=NDJSON, headers=IMMUTABLE if finished else None)
 
 
 @get(
@@ -274,6 +304,7 @@ def export_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[U
     operation_id="getLeaderboard",
     tags=["players"],
     sync_to_thread=True,
+    response_headers=[LINK],
     responses=documented(400),
 )
 def leaderboard(
@@ -281,9 +312,12 @@ def leaderboard(
     game: FromPath[str],
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
-) -> Leaderboard:
-    """Players (and bots) of a game type by conservative rating (mu - 3 sigma, OpenSkill
-    Plackett-Luce over every rated finished game), with the rated games each played."""
+) -> Response[Leaderboard]:
+    """The leaderboard of a game type. Players (and bots) by conservative rating (mu - 3
+    sigma, OpenSkill Plackett-Luce over every rated finished game), with the rated games
+    each played; the next page is `next_cursor`, and `Link: <...>; rel="next"`.
+
+    Example: GET /v1/leaderboards/puerto-rico?limit=20"""
     offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
     rows = _t(request).reads.leaderboard(game, offset, limit + 1)
     more = len(rows) > limit
@@ -292,7 +326,9 @@ def leaderboard(
                   "mu", "sigma", "games")})
         for i, r in enumerate(rows[:limit])
     ]  # fmt: skip
-    return Leaderboard(game, lines, encode_cursor(offset + limit, _BOARD) if more else None)
+    next_cursor = encode_cursor(offset + limit, _BOARD) if more else None
+    body = Leaderboard(game, lines, next_cursor)
+    return Response(body, headers=next_link(request, cursor=next_cursor))
 
 
 ROUTES = [

@@ -54,4 +54,10 @@ def head_statement(head: dict[str, Any]) -> bytes:
 
 
 def now_text() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return at_text(datetime.now(UTC))
+
+
+def at_text(moment: datetime) -> str:
+    """A moment as every timestamp of the API and the exports: RFC 3339 in UTC, to the
+    microsecond, with a `Z`."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
@@ -77,11 +77,19 @@ SEED_NAMESPACE = UUID("6d1c2a52-4f0e-4b8e-9a57-1f3c8f0d2b11")
 _LIMITS = Limits.from_env()
 CACHE_BYTES = int(_LIMITS.cache_mb * 2**20)
 CACHE_SIZE = _LIMITS.cache_games
+KEYED_NAMESPACE = UUID("0b6c8e0e-52a4-4f43-9d8e-3a1f6b7c2d90")
 MAX_SEATS = 16
 
 
 def seed_stream(game_id: UUID) -> UUID:
     return uuid.uuid5(SEED_NAMESPACE, game_id.hex)
+
+
+def keyed_game_id(player_id: str, key: str) -> UUID:
+    """The id of the game a player's create with an Idempotency-Key makes: the same for
+    every retry, so the store's unique (id, version) makes the create happen once, in any
+    process."""
+    return uuid.uuid5(KEYED_NAMESPACE, f"{player_id}:{key}")
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,8 @@ class MoveAnswer:
     events: list[dict[str, Any]]
     awaiting: list[int]
     status: str
+    # The first answer again, to a retry with the same key (the same answer: not compared).
+    replayed: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -168,14 +178,28 @@ class GameService:
         on_timeout: str | None = None,
         rated: bool = False,
         client_seed: str | None = None,
+        key: str | None = None,
     ) -> Fold:
-        """A new game; `seat` seats its creator in the same save (with `client_seed`)."""
+        """A new game; `seat` seats its creator in the same save (with `client_seed`). With an
+        idempotency `key` it is the game `keyed_game_id` names (409 `game_exists` once it was
+        created)."""
         extra = {"rated": True} if rated else None
+        game_id = keyed_game_id(creator.id, key) if key is not None else None
         step = self._new_game(
-            creator, name, seats, options, bots, seat, clock, on_timeout, extra, client_seed
+            creator,
+            name,
+            seats,
+            options,
+            bots,
+            seat,
+            clock,
+            on_timeout,
+            extra,
+            client_seed,
+            game_id,
         )
         if not self._saved(step):
-            raise Conflict("busy", "the game could not be saved; try again")
+            raise _not_created(game_id)
         return self._created(step)
 
     async def create_on_loop(
@@ -190,18 +214,30 @@ class GameService:
         on_timeout: str | None = None,
         rated: bool = False,
         client_seed: str | None = None,
+        key: str | None = None,
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
         extra = {"rated": True} if rated else None
+        game_id = keyed_game_id(creator.id, key) if key is not None else None
         step = self._new_game(
-            creator, name, seats, options, bots, seat, clock, on_timeout, extra, client_seed
+            creator,
+            name,
+            seats,
+            options,
+            bots,
+            seat,
+            clock,
+            on_timeout,
+            extra,
+            client_seed,
+            game_id,
         )
         if not self.loop_writer.takes(step.appended):
             return None
         created = await self._saved_on_loop(step, self._created)
-        if created is None:  # a new game's id is its own: only a stranger's bug gets here
-            raise Conflict("busy", "the game could not be saved; try again")
+        if created is None:  # a new random id is its own: only a named game gets here
+            raise _not_created(game_id)
         return created
 
     def join(
@@ -541,6 +577,7 @@ class GameService:
         on_timeout: str | None = None,
         extra: dict[str, Any] | None = None,
         client_seed: str | None = None,
+        game_id: UUID | None = None,
     ) -> _Decided:
         """A new game's events: created, bots seated, the creator seated (`seat`), started
         when full. `extra` adds to `game_created` (a rematch's links and reserved seats)."""
@@ -560,7 +597,7 @@ class GameService:
                 resolve_bot(game, bot)
             except BotSpecError as error:
                 raise Unprocessable(error.code, error.message) from None
-        game_id = uuid.uuid4()
+        game_id = game_id or uuid.uuid4()
         seed = secrets.token_bytes(32)
         at = self.now()
         data = {
@@ -740,7 +777,7 @@ class GameService:
         events = self.visible_events(
             fold, again.seat, batch.first - 1, batch.last - batch.first + 1
         )
-        return MoveAnswer(batch.last, events, then.awaiting(), then.status)
+        return MoveAnswer(batch.last, events, then.awaiting(), then.status, replayed=True)
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -1035,6 +1072,13 @@ def _kept(game_id: UUID, seed: bytes) -> SeedKept:
         timestamp=SeedKept.create_timestamp(),
         seed=seed.hex(),
     )
+
+
+def _not_created(game_id: UUID | None) -> Conflict:
+    """A new game that could not be saved: a named one exists already."""
+    if game_id is not None:
+        return Conflict("game_exists", f"the game {game_id} exists already")
+    return Conflict("busy", "the game could not be saved; try again")
 
 
 def _forfeit(seat: int, reason: str) -> Note:

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 from uuid import UUID
 
+from service.chain import at_text
 from service.errors import Unprocessable
 from service.store import EventStoreApp, PlayerRegistered
 
@@ -48,7 +49,7 @@ class Players:
             key_hash=_hash(salt, secret),
         )
         self._store.save(event)
-        player = Player(pid.hex, name, event.timestamp.isoformat())
+        player = Player(pid.hex, name, at_text(event.timestamp))
         return player, f"tt_{pid.hex}_{secret}"
 
     def authenticate(self, api_key: str) -> Player | None:
@@ -70,6 +71,12 @@ class Players:
         record = self._record(player_id)
         return record[0] if record else None
 
+    def signing_key(self, player_id: str) -> str | None:
+        """A secret of the player's known only to the server (its key's stored hash): what
+        short-lived tokens for the player are signed with."""
+        record = self._record(player_id)
+        return record[2] if record else None
+
     def _record(self, player_id: str) -> tuple[Player, str, str] | None:
         cached = self._cache.get(player_id)
         if cached is not None:
@@ -82,7 +89,7 @@ class Players:
         if not events or not isinstance(events[0], PlayerRegistered):
             return None
         e = events[0]
-        record = (Player(pid.hex, e.name, e.timestamp.isoformat()), e.salt, e.key_hash)
+        record = (Player(pid.hex, e.name, at_text(e.timestamp)), e.salt, e.key_hash)
         with self._lock:
             self._cache[player_id] = record
         return record

@@ -67,6 +67,9 @@ class Settings(msgspec.Struct, kw_only=True):
     arbiters: frozenset[str] = frozenset()  # player ids allowed to audit running games
     log_json: bool | None = None  # None: JSON unless stderr is a terminal
     limits: Limits = Limits()
+    # Origins whose browser pages may call the API ("*" for any); none: same origin only.
+    cors_origins: tuple[str, ...] = ()
+    stream_token_ttl_s: int = 300  # how long a stream token (POST /v1/stream-tokens) is valid
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -76,6 +79,10 @@ class Settings(msgspec.Struct, kw_only=True):
             create_tables=os.environ.get("TABLETOP_CREATE_TABLES", "y").lower() in ("y", "1"),
             arbiters=frozenset(filter(None, os.environ.get("TABLETOP_ARBITERS", "").split(","))),
             limits=Limits.from_env(),
+            cors_origins=tuple(
+                filter(None, map(str.strip, os.environ.get("TABLETOP_CORS_ORIGINS", "").split(",")))
+            ),
+            stream_token_ttl_s=int(os.environ.get("TABLETOP_STREAM_TOKEN_TTL_S", "300")),
         )
 
     def eventsourcing_env(self) -> dict[str, str]:

@@ -1,0 +1,184 @@
+"""No input yields a 500: every JSON route (every operation of the committed document with a
+request body) gets each bad body and answers a 4xx problem, logs no error or traceback, and
+stores nothing. Also: HEAD on every GET, Allow on 405, and a join with no body."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from api.bodies import MAX_DEPTH
+from api.main import build
+from service.logs import configure
+from service.settings import Settings
+from tests.support.api import Api
+
+DOCUMENT = json.loads(
+    (Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text("utf-8")
+)
+JSON_ROUTES = sorted(
+    (path, method)
+    for path, item in DOCUMENT["paths"].items()
+    for method, operation in item.items()
+    if "requestBody" in operation
+)
+GET_ROUTES = sorted(path for path, item in DOCUMENT["paths"].items() if "get" in item)
+
+
+def _deep(levels: int) -> bytes:
+    return b'{"a":' * levels + b"1" + b"}" * levels
+
+
+# (what, body, content type, status): each is sent to every JSON route.
+BAD_BODIES = [
+    ("nested 965 deep", b"[" * 965 + b"]" * 965, "application/json", 400),
+    ("nested 3000 deep", _deep(3000), "application/json", 400),
+    ("nested 500000 deep", b"[" * 500_000 + b"]" * 500_000, "application/json", 400),
+    ("nested past the limit", _deep(MAX_DEPTH + 1), "application/json", 400),
+    ("invalid UTF-8", b'{"name": "a\xff", "seat": 1}', "application/json", 400),
+    ("lone surrogate", b'{"name": "\\ud800"}', "application/json", 400),
+    ("not JSON", b"{not json", "application/json", 400),
+    ("a form", b"name=ada", "application/x-www-form-urlencoded", 415),
+    ("text", b'{"name": "ada"}', "text/plain", 415),
+]
+
+
+@pytest.fixture
+def world(any_settings: Settings) -> Iterator[dict[str, Any]]:
+    """An app with a player, an open game, a finished one and a tournament; its log lines
+    are captured."""
+    buffer = io.StringIO()
+    with TestClient(build(any_settings)) as client:
+        configure(json=True, stream=buffer)
+        try:
+            api = Api(client)
+            ada = api.player("ada")
+            open_game = api.create(ada, "secret-duel", 2, seat=0)["id"]
+            tournament = client.post(
+                "/v1/tournaments",
+                json={"game": "secret-duel", "format": "swiss", "table_size": 2, "rounds": 1},
+                headers=Api.auth(ada),
+            ).json()["id"]
+            yield {
+                "api": api,
+                "ada": ada,
+                "params": {"game_id": open_game, "tournament_id": tournament},
+                "log": buffer,
+            }
+        finally:
+            configure()
+
+
+def _url(path: str, params: dict[str, str]) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: params.get(m[1], "x"), path)
+
+
+def _stored(api: Api) -> int:
+    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
+    return int(store.recorder.max_notification_id() or 0)
+
+
+def _refused(response: Any, status: int) -> None:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["status"] == status and body["code"] and body["title"]
+
+
+def test_bad_bodies_on_every_json_route(world: dict[str, Any]) -> None:
+    api, ada = world["api"], world["ada"]
+    assert len(JSON_ROUTES) == 7  # players, games, join, moves, tournaments and 2 of theirs
+    before = _stored(api)
+    for path, method in JSON_ROUTES:
+        url = _url(path, world["params"])
+        for what, body, content_type, status in BAD_BODIES:
+            headers = {**Api.auth(ada, "key-1"), "Content-Type": content_type}
+            answer = api.client.request(method.upper(), url, content=body, headers=headers)
+            assert answer.status_code == status, f"{what} to {method} {path}: {answer.text}"
+            _refused(answer, status)
+    assert _stored(api) == before
+    logged = [json.loads(line) for line in world["log"].getvalue().splitlines()]
+    assert not [line for line in logged if line["level"] in ("error", "critical")]
+    assert not [line for line in logged if "exception" in line]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/players", {"name": 7}),
+        ("/v1/games", {"game": "secret-duel", "seats": "2"}),
+        ("/v1/games", {"game": "secret-duel", "seats": 2.0}),
+        ("/v1/games", {"game": "secret-duel", "seats": 2, "seat": "0"}),
+        ("/v1/games", {"game": "secret-duel", "seats": 2, "rated": "true"}),
+        ("/v1/games", {"game": "secret-duel", "seats": 2, "colour": "red"}),
+        ("/v1/games/{game_id}/join", {"seat": "1"}),
+        ("/v1/games/{game_id}/moves", {"expected_version": "2", "move": {"type": "pass"}}),
+        ("/v1/tournaments", {"game": "secret-duel", "format": "swiss", "table_size": "2"}),
+    ],
+)
+def test_no_coercion_and_no_unknown_fields(
+    world: dict[str, Any], path: str, body: dict[str, Any]
+) -> None:
+    """A string (or a float) for an integer, a string for a boolean, an unknown field: 400."""
+    api = world["api"]
+    before = _stored(api)
+    url = _url(path, world["params"])
+    answer = api.client.post(url, json=body, headers=Api.auth(world["ada"], "key-2"))
+    _refused(answer, 400)
+    assert _stored(api) == before
+
+
+def test_json_with_parameters_or_no_content_type_is_json(world: dict[str, Any]) -> None:
+    client = world["api"].client
+    for headers in (
+        {"Content-Type": "application/json; charset=utf-8"},
+        {"Content-Type": "application/merge-patch+json"},
+        {},
+    ):
+        answer = client.post("/v1/players", content=b'{"name": "bob"}', headers=headers)
+        assert answer.status_code == 201, answer.text
+
+
+def test_join_without_a_body(world: dict[str, Any]) -> None:
+    api = world["api"]
+    bob = api.player("bob")
+    game = world["params"]["game_id"]
+    answer = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["your_seat"] == 1 and answer.json()["status"] == "active"
+
+
+def test_head_on_every_get(sqlite_settings: Settings) -> None:
+    with TestClient(build(sqlite_settings)) as client:
+        api = Api(client)
+        ada = api.player("ada")
+        game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+        params = {"game_id": game, "player_id": ada["id"], "game": "secret-duel"}
+        streams = {"/v1/games/{game_id}/stream", "/v1/players/me/stream"}
+        for path in GET_ROUTES:
+            if path in streams:
+                continue  # endless: see tests/http/test_streams.py
+            url = _url(path, params) + ("?version=1" if path.endswith("/replay") else "")
+            got, head = (client.request(m, url, headers=Api.auth(ada)) for m in ("GET", "HEAD"))
+            assert head.status_code == got.status_code, path
+            assert head.content == b"", path
+            for name in ("content-type", "etag", "link", "cache-control"):
+                assert head.headers.get(name) == got.headers.get(name), (path, name)
+
+
+def test_405_says_what_is_allowed(sqlite_settings: Settings) -> None:
+    with TestClient(build(sqlite_settings)) as client:
+        answer = client.delete("/v1/game-types")
+        _refused(answer, 405)
+        assert set(answer.headers["allow"].split(", ")) >= {"GET", "HEAD"}
+        answer = client.put("/v1/players", json={"name": "x"})
+        _refused(answer, 405)
+        assert "POST" in answer.headers["allow"].split(", ")
+        assert "HEAD" not in answer.headers["allow"]

@@ -1,0 +1,99 @@
+"""Caching and transport: ETag (the game's version) and 304 on game reads and legal moves,
+`Cache-Control: immutable` on what a finished game shows, gzip on large bodies, and CORS
+from TABLETOP_CORS_ORIGINS."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from litestar.testing import TestClient
+
+from api.main import build
+from service.settings import Settings
+from tests.support.api import Api
+
+
+@pytest.fixture
+def api(sqlite_settings: Settings) -> Iterator[Api]:
+    with TestClient(build(sqlite_settings)) as client:
+        yield Api(client)
+
+
+def test_etag_and_304_until_the_game_moves(api: Api) -> None:
+    ada = api.player("ada")
+    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    c, auth = api.client, Api.auth(ada)
+    for path in (f"/v1/games/{game}", f"/v1/games/{game}/legal-moves"):
+        first = c.get(path, headers=auth)
+        tag = first.headers["etag"]
+        assert tag == f'W/"{first.json()["version"]}"'
+        assert "Authorization" in first.headers["vary"]
+        for sent in (tag, tag.removeprefix("W/"), f'"nope", {tag}', "*"):
+            again = c.get(path, headers={**auth, "If-None-Match": sent})
+            assert again.status_code == 304, sent
+            assert again.content == b"" and again.headers["etag"] == tag
+        assert c.get(path, headers={**auth, "If-None-Match": '"0"'}).status_code == 200
+    legal = api.legal(game, ada)
+    old = f'W/"{legal["version"]}"'
+    assert api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
+    moved = c.get(f"/v1/games/{game}", headers={**auth, "If-None-Match": old})
+    assert moved.status_code == 200 and moved.headers["etag"] != old
+
+
+def test_what_a_finished_game_shows_is_immutable(api: Api) -> None:
+    ada = api.player("ada")
+    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    running = api.client.get(f"/v1/games/{game}/replay?version=2")
+    assert "immutable" not in running.headers.get("cache-control", "")
+    api.play_out(game, {0: ada}, random.Random(3))
+    for path in (f"/v1/games/{game}/export", f"/v1/games/{game}/replay?version=2"):
+        answer = api.client.get(path)
+        assert answer.status_code == 200
+        cache = answer.headers["cache-control"]
+        assert "immutable" in cache and "max-age=31536000" in cache
+
+
+def test_large_bodies_are_gzipped(api: Api) -> None:
+    ada = api.player("ada")
+    plain = api.client.get("/v1/game-types", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and len(plain.content) > 1024
+    zipped = api.client.get("/v1/game-types", headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.json() == plain.json()  # httpx decodes it
+    assert int(zipped.headers["content-length"]) < len(plain.content) / 3
+    small = api.client.get(f"/v1/players/{ada['id']}", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers  # under 1 KB: not worth it
+
+
+def test_cors_only_for_the_configured_origins(sqlite_settings: Settings) -> None:
+    settings = Settings(
+        sqlite_path=sqlite_settings.sqlite_path, cors_origins=("https://viewer.example",)
+    )
+    with TestClient(build(settings)) as client:
+        preflight = client.options(
+            "/v1/games",
+            headers={
+                "Origin": "https://viewer.example",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization, idempotency-key",
+            },
+        )
+        assert preflight.status_code in (200, 204)
+        assert preflight.headers["access-control-allow-origin"] == "https://viewer.example"
+        allowed = preflight.headers["access-control-allow-headers"].lower()
+        assert "authorization" in allowed and "idempotency-key" in allowed
+        simple = client.get("/v1/game-types", headers={"Origin": "https://viewer.example"})
+        assert simple.headers["access-control-allow-origin"] == "https://viewer.example"
+        assert "etag" in simple.headers["access-control-expose-headers"].lower()
+        other = client.get("/v1/game-types", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in other.headers
+    with TestClient(build(sqlite_settings)) as client:  # none configured: same origin only
+        answer = client.get("/v1/game-types", headers={"Origin": "https://viewer.example"})
+        assert "access-control-allow-origin" not in answer.headers
+
+
+def test_cors_origins_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLETOP_CORS_ORIGINS", "https://a.example, https://b.example,")
+    assert Settings.from_env().cors_origins == ("https://a.example", "https://b.example")

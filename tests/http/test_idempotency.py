@@ -1,0 +1,107 @@
+"""Idempotency-Key on creates, joins, rematches and moves: a retry is answered again (with
+`Idempotent-Replayed: true`) and changes nothing; the key sent with another request is
+refused. On both stores (on Postgres, creates and joins are decided on the event loop)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tests.support.api import Api
+
+NEW_GAME = {"game": "secret-duel", "seats": 2, "seat": 0}
+
+
+def _stored(api: Api) -> int:
+    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
+    return int(store.recorder.max_notification_id() or 0)
+
+
+def _create(api: Api, player: dict[str, str], key: str | None, **body: Any) -> Any:
+    return api.client.post("/v1/games", json={**NEW_GAME, **body}, headers=Api.auth(player, key))
+
+
+def test_a_keyed_create_happens_once(api: Api) -> None:
+    ada, bob = api.player("ada"), api.player("bob")
+    first = _create(api, ada, "new-1")
+    assert first.status_code == 201, first.text
+    assert first.headers["location"] == f"/v1/games/{first.json()['id']}"
+    assert "idempotent-replayed" not in first.headers
+    stored = _stored(api)
+    again = _create(api, ada, "new-1")
+    assert again.status_code == 201, again.text
+    assert again.headers["idempotent-replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    assert again.headers["location"] == first.headers["location"]
+    assert _stored(api) == stored
+    # Another request with the key: refused; another player's same key: its own game.
+    reused = _create(api, ada, "new-1", seats=3)
+    assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+    reused = _create(api, ada, "new-1", bots={"1": "random"})
+    assert reused.status_code == 422
+    assert _stored(api) == stored
+    theirs = _create(api, bob, "new-1")
+    assert theirs.status_code == 201 and theirs.json()["id"] != first.json()["id"]
+    # Without a key, every create is a new game.
+    plain = [_create(api, ada, None).json()["id"] for _ in range(2)]
+    assert len(set(plain)) == 2
+
+
+def test_a_keyed_create_with_bots_happens_once(api: Api) -> None:
+    """A create with bots is done in a worker thread on both stores."""
+    ada = api.player("ada")
+    first = _create(api, ada, "bots-1", bots={"1": "random"})
+    stored = _stored(api)
+    again = _create(api, ada, "bots-1", bots={"1": "random"})
+    assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"] and _stored(api) == stored
+
+
+def test_a_retried_join_is_answered_again(api: Api) -> None:
+    ada, bob = api.player("ada"), api.player("bob")
+    game = _create(api, ada, None).json()["id"]
+    c = api.client
+    first = c.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-1"))
+    assert first.status_code == 200 and "idempotent-replayed" not in first.headers
+    stored = _stored(api)
+    for body in (None, {"seat": 1}):
+        again = c.post(f"/v1/games/{game}/join", json=body, headers=Api.auth(bob, "join-1"))
+        assert again.status_code == 200, again.text
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json()["your_seat"] == 1
+    other_seat = c.post(f"/v1/games/{game}/join", json={"seat": 0}, headers=Api.auth(bob, "j"))
+    assert other_seat.status_code == 409
+    unkeyed = c.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
+    assert unkeyed.status_code == 409 and unkeyed.json()["code"] == "game_not_open"
+    assert _stored(api) == stored
+
+
+def test_a_retried_move_and_rematch_say_so(api: Api) -> None:
+    ada = api.player("ada")
+    game = _create(api, ada, None, bots={"1": "random"}).json()["id"]
+    legal = api.legal(game, ada)
+    first = api.move(game, ada, legal["version"], legal["moves"][0], key="move-1")
+    assert first.status_code == 200 and "idempotent-replayed" not in first.headers
+    again = api.move(game, ada, legal["version"], legal["moves"][0], key="move-1")
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json() == first.json()
+    api.play_out(game, {0: ada}, random.Random(1))
+    offer = api.client.post(f"/v1/games/{game}/rematch", headers=Api.auth(ada, "r"))
+    assert offer.status_code == 200 and "idempotent-replayed" not in offer.headers
+    stored = _stored(api)
+    repeat = api.client.post(f"/v1/games/{game}/rematch", headers=Api.auth(ada, "r"))
+    assert repeat.status_code == 200 and repeat.headers["idempotent-replayed"] == "true"
+    assert repeat.json()["id"] == offer.json()["id"] and _stored(api) == stored
+
+
+def test_a_retried_join_of_a_game_still_open_is_answered_again(api: Api) -> None:
+    ada, bob = api.player("ada"), api.player("bob")
+    game = _create(api, ada, None, game="secret-duel", seats=3).json()["id"]
+    first = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-2"))
+    assert first.status_code == 200 and first.json()["status"] == "open"
+    stored = _stored(api)
+    again = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-2"))
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["your_seat"] == first.json()["your_seat"] and _stored(api) == stored
+    unkeyed = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
+    assert unkeyed.status_code == 409 and unkeyed.json()["code"] == "already_seated"
