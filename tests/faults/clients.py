@@ -67,6 +67,7 @@ class Table(threading.Thread):
         seed: int = 0,
         patience: float = 60.0,
         timeout: float = 10.0,
+        reconnect: bool = False,
     ) -> None:
         super().__init__(daemon=True)
         self.target = target
@@ -75,7 +76,9 @@ class Table(threading.Thread):
         self.rounds = rounds
         self.rng = random.Random(seed)
         self.patience = patience  # seconds a request may go unanswered before the test fails
-        self.http = httpx.Client(timeout=timeout)
+        # `reconnect`: a connection per request, so that with several workers any may answer
+        limits = httpx.Limits(max_keepalive_connections=0) if reconnect else httpx.Limits()
+        self.http = httpx.Client(timeout=timeout, limits=limits)
         self.players: list[dict[str, str]] = []
         self.games: list[str] = []
         self.acks: list[Ack] = []
@@ -173,6 +176,14 @@ class Table(threading.Thread):
             versions = tuple(e["version"] for e in answer["events"])
             self.acks.append(Ack(game, key, seat, move, versions))
             awaiting, status = answer["awaiting"], answer["status"]
+            self.answered(game, answer)
+        self.finished(game)
+
+    def answered(self, game: str, answer: dict[str, Any]) -> None:
+        """Called after each acknowledged move (a test's checks)."""
+
+    def finished(self, game: str) -> None:
+        """Called when a game is over (a test's checks)."""
 
     def finish(self, seconds: float) -> None:
         """Wait for the client to end; fail with its error if it met one."""
