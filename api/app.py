@@ -63,14 +63,18 @@ class Tabletop:
         create_tables: bool = True,
         now: Callable[[], str] = now_text,
         keep_time: Settings | None = None,
+        standby: EventStoreApp | None = None,
     ) -> None:
         self.store = store
-        self.games = GameService(store, now)
+        self.standby = standby
+        self.games = GameService(store, now, standby)
         self.players = Players(store)
         self.arbiters = arbiters
         self.reads = view_for(store)
         if create_tables:
             self.reads.create_table()
+        # the read models' lists, from the standby when there is one (they trail anyway)
+        self.listings = view_for(standby) if standby is not None else self.reads
         self.live = LiveHub(store)
         self.games.on_commit = self._committed
         self.metrics = Metrics(self)
@@ -111,6 +115,8 @@ class Tabletop:
             self.runner = None
         self.live.stop()
         self.store.close()
+        if self.standby is not None:
+            self.standby.close()
 
     def caller(self, request: Request[Any, Any, Any], required: bool) -> Player | None:
         token = _bearer(request)
@@ -535,7 +541,7 @@ def _log_and_seed(
         if arbiter is None or arbiter.id not in t.arbiters:
             raise Conflict("game_not_finished", "only finished games are exported and audited")
         seed = t.games.seed_hex(game_id)
-    return stored_lines(t.store, game_id), seed
+    return t.games.history.lines(game_id, fold.version), seed
 
 
 @get(

@@ -110,7 +110,7 @@ def list_games(
     """Games newest first, filtered by game type, status and seated player; `status=open`
     is the lobby (`open_seats` lists the seats to join). Pages never skip or repeat a game
     while new games are created: the cursor marks a position in creation order."""
-    reads = _tabletop(request).reads
+    reads = _tabletop(request).listings
     before = decode_cursor(cursor) if cursor is not None else None
     rows = reads.list_games(game, status, player, before, limit + 1)
     summaries, next_cursor = page(rows, limit)
@@ -128,7 +128,7 @@ def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> Pla
     """The player, games played and won per game type, the recent games with their final
     rank and score, and its rating per game type. Bots have profiles too: `bot:greedy`."""
     t = _tabletop(request)
-    ratings = [msgspec.convert(r, Rating) for r in t.reads.ratings_of(player_id)]
+    ratings = [msgspec.convert(r, Rating) for r in t.listings.ratings_of(player_id)]
     if player_id.startswith("bot:") and ratings:
         name = f"{player_id.removeprefix('bot:')} bot"
         return PlayerProfile(id=player_id, name=name, created_at=None, games=[], recent=[],
@@ -141,9 +141,9 @@ def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> Pla
         id=player.id,
         name=player.name,
         created_at=player.created_at,
-        games=[msgspec.convert(r, GameTypeRecord) for r in t.reads.player_stats(player.id)],
+        games=[msgspec.convert(r, GameTypeRecord) for r in t.listings.player_stats(player.id)],
         recent=[
             RecentGame(r["seat"], r["rank"], r["score"], decode(r["summary"]))
-            for r in t.reads.player_recent(player.id, RECENT)
+            for r in t.listings.player_recent(player.id, RECENT)
         ],
     )

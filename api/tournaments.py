@@ -246,7 +246,7 @@ def list_tournaments(
 ) -> TournamentPage:
     """Tournaments newest first (from the read model: it trails by the projection lag)."""
     before = decode_cursor(cursor, _TOURNAMENTS) if cursor is not None else None
-    rows = _t(request).reads.list_tournaments(status, before, limit + 1)
+    rows = _t(request).listings.list_tournaments(status, before, limit + 1)
     summaries, next_cursor = page(rows, limit, _TOURNAMENTS)
     return TournamentPage([decode_summary(summary) for summary in summaries], next_cursor)
 
@@ -285,7 +285,7 @@ def leaderboard(
     """Players (and bots) of a game type by conservative rating (mu - 3 sigma, OpenSkill
     Plackett-Luce over every rated finished game), with the rated games each played."""
     offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
-    rows = _t(request).reads.leaderboard(game, offset, limit + 1)
+    rows = _t(request).listings.leaderboard(game, offset, limit + 1)
     more = len(rows) > limit
     lines = [
         BoardLine(place=offset + i + 1, **{k: r[k] for k in ("participant", "name", "ordinal",
