@@ -5,8 +5,9 @@ against what the store holds.
 Each `Table` is one client holding every seat of its games (players of its own), playing
 Secret Duel (the tests' game: secret hands, simultaneous commitments, about ten decisions
 per round) one game after another with random legal moves. Every move carries a fresh
-Idempotency-Key; a request that gets no answer (connection refused or cut, a timeout) or a
-503 is sent again, unchanged, until it is answered: so every move is acknowledged in the
+Idempotency-Key; a request that gets no answer (connection refused or cut, a timeout), a
+503 or a 429 is sent again, unchanged, after the Retry-After (at most half a second here)
+until it is answered: so every move is acknowledged in the
 end, and the store must hold each exactly once.
 """
 
@@ -22,7 +23,7 @@ from typing import Any
 
 import httpx
 
-RETRIED = (502, 503, 504)  # answers a client waits out and sends again
+RETRIED = (429, 502, 503, 504)  # answers a client waits out and sends again
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ class Target:
 
 @dataclass
 class Seen:
-    """What a client met on the way: requests sent again, 503s (with or without
-    Retry-After), and the first unexpected answer, if any."""
+    """What a client met on the way: requests sent again, 503s, answers sent again that had
+    no Retry-After, and how many answers of each status."""
 
     resent: int = 0
     unavailable: int = 0
@@ -115,7 +116,7 @@ class Table(threading.Thread):
                 )
                 if answer.status_code not in RETRIED:
                     return answer
-                self.seen.unavailable += 1
+                self.seen.unavailable += answer.status_code == 503
                 retry_after = answer.headers.get("retry-after")
                 if retry_after is None:
                     self.seen.without_retry_after += 1

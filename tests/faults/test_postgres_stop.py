@@ -92,4 +92,5 @@ def test_an_immediate_postgres_stop_under_load(server: Server, cluster: Cluster)
         table.finish(60 * SCALE)
     print("postgres stop:", {k: round(v, 2) for k, v in figures.items()})
     assert sum(t.seen.unavailable for t in tables) > 0, "no client met the outage"
+    assert sum(t.seen.without_retry_after for t in tables) == 0, "a 503 without Retry-After"
     assert check_exactly_once(server.url, tables) > 40 * SCALE
