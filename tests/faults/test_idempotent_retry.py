@@ -20,8 +20,7 @@ import psycopg
 import pytest
 
 from tests.faults.clients import Ack, Table, Target, check_exactly_once
-from tests.faults.conftest import Server
-from tests.support.cluster import wait_until
+from tests.faults.conftest import Server, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from tests.faults.clients import Table, Target, check_exactly_once, wait_for_acks
-from tests.faults.conftest import SCALE, Server
-from tests.support.cluster import Cluster, wait_until
+from tests.faults.conftest import SCALE, Server, wait_until
+from tests.support.cluster import Cluster
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 

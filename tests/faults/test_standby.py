@@ -20,8 +20,8 @@ import psycopg
 import pytest
 
 from tests.faults.clients import Table, Target, check_exactly_once
-from tests.faults.conftest import Server, server_env
-from tests.support.cluster import Cluster, wait_until
+from tests.faults.conftest import Server, server_env, wait_until
+from tests.support.cluster import Cluster
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 

@@ -20,16 +20,16 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+
+from tests.support.serve import free_port
 
 SETTINGS = {
     "listen_addresses": "'127.0.0.1'",
@@ -49,19 +49,13 @@ def binaries() -> Path | None:
     newest of /usr/lib/postgresql/*/bin), if any."""
     on_path = shutil.which("initdb")
     candidates = [Path(on_path).resolve().parent] if on_path else []
-    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(d.split("/")[-2]))
-    candidates += [Path(d) for d in reversed(versions)]
+    installed = [Path(d) for d in glob.glob("/usr/lib/postgresql/*/bin")]
+    major = {d: int(d.parent.name) if d.parent.name.isdigit() else 0 for d in installed}
+    candidates += sorted(installed, key=major.__getitem__, reverse=True)
     for directory in candidates:
         if all((directory / b).exists() for b in ("initdb", "pg_ctl", "pg_basebackup")):
             return directory
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Cluster:
@@ -167,12 +161,3 @@ def cluster_or_skip() -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.remove()
-
-
-def wait_until(check: Callable[[], object], seconds: float, what: str) -> None:
-    """Poll `check()` every 50 ms until it is true; fail after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {seconds} s")
-        time.sleep(0.05)
