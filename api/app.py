@@ -40,6 +40,7 @@ from service.clocks import micros, stamp
 from service.errors import Conflict, Forbidden, Unauthorized
 from service.fold import ENDINGS, Fold
 from service.games import GameService, game_types
+from service.history import Listings
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp
@@ -74,7 +75,9 @@ class Tabletop:
         if create_tables:
             self.reads.create_table()
         # the read models' lists, from the standby when there is one (they trail anyway)
-        self.listings = view_for(standby) if standby is not None else self.reads
+        self.listings = self.reads
+        if standby is not None:
+            self.listings = Listings(self.games.history, view_for(standby), self.reads)
         self.live = LiveHub(store)
         self.games.on_commit = self._committed
         self.metrics = Metrics(self)

@@ -194,6 +194,36 @@ class Table(threading.Thread):
             raise self.error
 
 
+class Move:
+    """A move of the table's game by the first seat awaited, sent as a client sends it (the
+    same key every time it is sent)."""
+
+    def __init__(self, table: Table, game: str) -> None:
+        state = table.expect(table.send("GET", f"/v1/games/{game}"), 200)
+        self.seat = state["awaiting"][0]
+        self.player = table.players[self.seat]
+        legal = table.expect(table.send("GET", f"/v1/games/{game}/legal-moves", self.player), 200)
+        self.move = legal["moves"][0]
+        self.body = {"expected_version": legal["version"], "move": self.move}
+        self.headers = {
+            "Authorization": f"Bearer {self.player['api_key']}",
+            "Idempotency-Key": uuid.uuid4().hex,
+        }
+        self.path = f"/v1/games/{game}/moves"
+        self.game = game
+        self.expected = legal["version"]
+
+    def send(self, url: str, timeout: float) -> httpx.Response:
+        return httpx.post(url + self.path, json=self.body, headers=self.headers, timeout=timeout)
+
+    def ack(self, answer: httpx.Response) -> Ack:
+        assert answer.status_code == 200, answer.text
+        versions = tuple(e["version"] for e in answer.json()["events"])
+        assert versions[0] == self.expected + 1
+        key = self.headers["Idempotency-Key"]
+        return Ack(self.game, key, self.seat, self.move, versions)
+
+
 def acknowledged(tables: list[Table]) -> int:
     return sum(len(t.acks) for t in tables)
 

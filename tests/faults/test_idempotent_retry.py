@@ -19,7 +19,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.faults.clients import Ack, Table, Target, check_exactly_once
+from tests.faults.clients import Move, Table, Target, check_exactly_once
 from tests.faults.conftest import Server, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
@@ -53,37 +53,9 @@ def _stored_version(database_url: str, game: str) -> int:
         return int(row[0]) if row and row[0] is not None else 0
 
 
-class Move:
-    """One move of the table's game, sent as a client sends it (same key every time)."""
-
-    def __init__(self, table: Table, game: str) -> None:
-        state = table.expect(table.send("GET", f"/v1/games/{game}"), 200)
-        self.seat = state["awaiting"][0]
-        self.player = table.players[self.seat]
-        legal = table.expect(table.send("GET", f"/v1/games/{game}/legal-moves", self.player), 200)
-        self.move = legal["moves"][0]
-        self.body = {"expected_version": legal["version"], "move": self.move}
-        self.headers = {
-            "Authorization": f"Bearer {self.player['api_key']}",
-            "Idempotency-Key": uuid.uuid4().hex,
-        }
-        self.path = f"/v1/games/{game}/moves"
-        self.game = game
-        self.expected = legal["version"]
-
-    def send(self, url: str, timeout: float) -> httpx.Response:
-        return httpx.post(url + self.path, json=self.body, headers=self.headers, timeout=timeout)
-
-    def given_up(self, url: str) -> None:
-        with pytest.raises(httpx.TimeoutException):
-            self.send(url, GIVE_UP)
-
-    def ack(self, answer: httpx.Response) -> Ack:
-        assert answer.status_code == 200, answer.text
-        versions = tuple(e["version"] for e in answer.json()["events"])
-        assert versions[0] == self.expected + 1
-        key = self.headers["Idempotency-Key"]
-        return Ack(self.game, key, self.seat, self.move, versions)
+def _given_up(move: Move, url: str) -> None:
+    with pytest.raises(httpx.TimeoutException):
+        move.send(url, GIVE_UP)
 
 
 def test_a_move_sent_again_after_a_timeout_is_applied_once(server: Server, database: str) -> None:
@@ -96,7 +68,7 @@ def test_a_move_sent_again_after_a_timeout_is_applied_once(server: Server, datab
     move = Move(table, game)
     again: list[httpx.Response] = []
     with saves_held(database):
-        move.given_up(server.url)
+        _given_up(move, server.url)
         wait_until(lambda: _waiting_saves(database) > 0, 10, "the first save waiting")
         retry = threading.Thread(target=lambda: again.append(move.send(server.url, 30)))
         retry.start()
@@ -112,7 +84,7 @@ def test_a_move_sent_again_after_a_timeout_is_applied_once(server: Server, datab
     #    commits there after the server is gone; a new server answers the retry
     move = Move(table, game)
     with saves_held(database):
-        move.given_up(server.url)
+        _given_up(move, server.url)
         wait_until(lambda: _waiting_saves(database) > 0, 10, "the save waiting")
         server.kill()
     wait_until(lambda: _stored_version(database, game) > move.expected, 10, "the save committed")
