@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 
 def test_acknowledged_moves_survive_kill_9_exactly_once(server: Server) -> None:
     target = Target(server.url)
-    tables = [Table(target, games=2 * SCALE, seed=i) for i in range(4)]
+    tables = [Table(target, games=SCALE, seed=i) for i in range(4)]
     for table in tables:
         table.start()
     for _ in range(SCALE):  # a kill while moves are in flight, a restart, play goes on

@@ -52,7 +52,7 @@ def test_an_immediate_postgres_stop_under_load(server: Server, cluster: Cluster)
     probe = Table(target, games=0)
     probe.run()  # registers its two players
     game = probe.new_game()
-    tables = [Table(target, games=2 * SCALE, seed=i, patience=30 + 2 * OUTAGE) for i in range(4)]
+    tables = [Table(target, games=SCALE, seed=i, patience=30 + 2 * OUTAGE) for i in range(4)]
     for table in tables:
         table.start()
     figures: dict[str, float] = {}
