@@ -97,7 +97,7 @@ class Table(threading.Thread):
         key: str | None = None,
     ) -> httpx.Response:
         """The request's answer, sending it again (the same request) until one comes that is
-        not a transport failure nor a 502-504."""
+        not a transport failure, a 429 nor a 502-504."""
         headers = {"Authorization": f"Bearer {player['api_key']}"} if player else {}
         if key is not None:
             headers["Idempotency-Key"] = key
@@ -178,12 +178,12 @@ class Table(threading.Thread):
             self.acks.append(Ack(game, key, seat, move, versions))
             awaiting, status = answer["awaiting"], answer["status"]
             self.answered(game, answer)
-        self.finished(game)
+        self.game_over(game)
 
     def answered(self, game: str, answer: dict[str, Any]) -> None:
         """Called after each acknowledged move (a test's checks)."""
 
-    def finished(self, game: str) -> None:
+    def game_over(self, game: str) -> None:
         """Called when a game is over (a test's checks)."""
 
     def finish(self, seconds: float) -> None:

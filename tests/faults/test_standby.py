@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 class Verifier(Table):
     """Reads each game's history the moment its last move is acknowledged."""
 
-    def finished(self, game: str) -> None:
+    def game_over(self, game: str) -> None:
         state = self.expect(self.send("GET", f"/v1/games/{game}"), 200)
         final = state["version"]
         page = self.expect(self.send("GET", f"/v1/games/{game}/events?after={final - 1}"), 200)

@@ -48,7 +48,7 @@ class Reader(Table):
         state = self.read(game, "", self.players[0])
         assert state["version"] >= written
 
-    def finished(self, game: str) -> None:
+    def game_over(self, game: str) -> None:
         final = self.shown[game]
         for _ in range(4):  # on whichever worker answers
             state = self.read(game, "")
