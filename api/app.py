@@ -53,6 +53,7 @@ from service.clocks import micros, stamp
 from service.errors import Conflict, Forbidden, Unauthorized, Unprocessable
 from service.fold import ENDINGS, Fold
 from service.games import GameService, game_types, keyed_game_id
+from service.history import Listings
 from service.players import Player, Players
 from service.settings import Limits, Settings
 from service.store import EventStoreApp
@@ -93,9 +94,11 @@ class Tabletop:
         now: Callable[[], str] = now_text,
         keep_time: Settings | None = None,
         limits: Limits | None = None,
+        standby: EventStoreApp | None = None,
     ) -> None:
         self.store = store
-        self.games = GameService(store, now)
+        self.standby = standby
+        self.games = GameService(store, now, standby)
         self.limits = limits or Limits()
         self.register = buckets(self.limits.register)  # per client address
         self.per_key = buckets(self.limits.per_key)
@@ -106,6 +109,10 @@ class Tabletop:
         self.reads = view_for(store)
         if create_tables:
             self.reads.create_table()
+        # the read models' lists, from the standby when there is one (they trail anyway)
+        self.listings = self.reads
+        if standby is not None:
+            self.listings = Listings(self.games.history, view_for(standby), self.reads)
         self.live = LiveHub(store)
         self.games.on_commit = self._committed
         self.metrics = Metrics(self)
@@ -149,6 +156,8 @@ class Tabletop:
             self.runner = None
         self.live.stop()
         self.store.close()
+        if self.standby is not None:
+            self.standby.close()
 
     def caller(self, request: Request[Any, Any, Any], required: bool) -> Player | None:
         token = _bearer(request)
@@ -774,7 +783,7 @@ def _log_and_seed(
         if arbiter is None or arbiter.id not in t.arbiters:
             raise Conflict("game_not_finished", "only finished games are exported and audited")
         seed = t.games.seed_hex(game_id)
-    return stored_lines(t.store, game_id), seed
+    return t.games.history.lines(game_id, fold.version), seed
 
 
 @get(

@@ -86,7 +86,7 @@ async def list_games(
     Example: GET /v1/games?status=open&game=puerto-rico&limit=20"""
     # A handler of its own thread, not sync_to_thread: Litestar wraps a sync handler that
     # shares its path (POST /v1/games) once per app built, and would answer its coroutine.
-    reads = _tabletop(request).reads
+    reads = _tabletop(request).listings
     before = decode_cursor(cursor) if cursor is not None else None
     rows = await anyio.to_thread.run_sync(reads.list_games, game, status, player, before, limit + 1)
     summaries, next_cursor = page(rows, limit)
@@ -107,7 +107,7 @@ def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> Pla
 
     Example: GET /v1/players/bot:greedy"""
     t = _tabletop(request)
-    ratings = [msgspec.convert(r, Rating) for r in t.reads.ratings_of(player_id)]
+    ratings = [msgspec.convert(r, Rating) for r in t.listings.ratings_of(player_id)]
     if player_id.startswith("bot:") and ratings:
         name = f"{player_id.removeprefix('bot:')} bot"
         return PlayerProfile(id=player_id, name=name, created_at=None, games=[], recent=[],
@@ -120,9 +120,9 @@ def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> Pla
         id=player.id,
         name=player.name,
         created_at=player.created_at,
-        games=[msgspec.convert(r, GameTypeRecord) for r in t.reads.player_stats(player.id)],
+        games=[msgspec.convert(r, GameTypeRecord) for r in t.listings.player_stats(player.id)],
         recent=[
             RecentGame(r["seat"], r["rank"], r["score"], decode(r["summary"]))
-            for r in t.reads.player_recent(player.id, RECENT)
+            for r in t.listings.player_recent(player.id, RECENT)
         ],
     )

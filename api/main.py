@@ -24,6 +24,7 @@ def build(settings: Settings | None = None) -> Litestar:
     # The timekeeper runs in the app too (one per database acts), unless it runs elsewhere
     # (`tabletop timekeeper run`): its timeouts then reach this process's reads at once.
     keeps_time = os.environ.get("TABLETOP_TIMEKEEPER", "app") == "app"
+    standby = settings.standby()  # a hot standby for history and lists (docs/operations.md)
     return create_app(
         Tabletop(
             open_store(settings),
@@ -32,6 +33,7 @@ def build(settings: Settings | None = None) -> Litestar:
             create_tables=settings.create_tables,
             keep_time=settings if keeps_time and not in_memory else None,
             limits=settings.limits,
+            standby=open_store(standby) if standby is not None else None,
         ),
         settings,
     )

@@ -58,6 +58,16 @@ class _Scraped(Collector):
         moves = CounterMetricFamily("tabletop_moves_applied", "Moves applied by this process.")
         moves.add_metric([], self._t.games.moves_applied)
         yield moves
+        history = self._t.games.history
+        if history.standby is not None:  # fallbacks: the standby was behind or down
+            reads = CounterMetricFamily(
+                "tabletop_history_reads",
+                "Game history reads (events, exports, audits) by the database that answered.",
+                labels=["source"],
+            )
+            reads.add_metric(["standby"], history.standby_reads)
+            reads.add_metric(["primary"], history.fallbacks)
+            yield reads
         try:
             self._t.watch.check_from_thread()  # bounded: a lost store must not hold the scrape
             behind, seconds = lag(self._t.store, self._t.reads)

@@ -271,7 +271,7 @@ def list_tournaments(
 
     Example: GET /v1/tournaments?status=open"""
     before = decode_cursor(cursor, _TOURNAMENTS) if cursor is not None else None
-    rows = _t(request).reads.list_tournaments(status, before, limit + 1)
+    rows = _t(request).listings.list_tournaments(status, before, limit + 1)
     summaries, next_cursor = page(rows, limit, _TOURNAMENTS)
     body = TournamentPage([decode_summary(summary) for summary in summaries], next_cursor)
     return Response(body, headers=next_link(request, cursor=next_cursor))
@@ -319,7 +319,7 @@ def leaderboard(
 
     Example: GET /v1/leaderboards/puerto-rico?limit=20"""
     offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
-    rows = _t(request).reads.leaderboard(game, offset, limit + 1)
+    rows = _t(request).listings.leaderboard(game, offset, limit + 1)
     more = len(rows) > limit
     lines = [
         BoardLine(place=offset + i + 1, **{k: r[k] for k in ("participant", "name", "ordinal",

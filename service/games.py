@@ -59,6 +59,7 @@ from service.fold_cache import FoldCache
 from service.game_locks import GameLock, GameLocks
 from service.group_commit import GroupCommit
 from service.heads import Heads
+from service.history import History
 from service.lines import service_line
 from service.loop_writer import LoopWriter
 from service.pg_recorder import LockedFunctionRecorder
@@ -143,8 +144,14 @@ class _Again:
 
 
 class GameService:
-    def __init__(self, store: EventStoreApp, now: Callable[[], str] = now_text) -> None:
+    def __init__(
+        self,
+        store: EventStoreApp,
+        now: Callable[[], str] = now_text,
+        standby: EventStoreApp | None = None,
+    ) -> None:
         self.store = store
+        self.history = History(store, standby)  # a game's past, from a standby when it can
         self.now = now  # the server's time as an `at` stamp (tests inject a fake clock)
         self.writer = GroupCommit(store)
         # Postgres only: writes decided on the event loop are saved there (`_on_loop`).
@@ -830,7 +837,7 @@ class GameService:
         self, fold: Fold, seat: int | None, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         with _readable(fold.id):
-            shown = read_events(self.store, fold.id, gt=after or None, limit=limit)
+            shown = self.history.events(fold.id, fold.version, after, limit)
             return [self._visible(fold, seat, e) for e in shown]
 
     def stored(self, game_id: UUID, after: int = 0, limit: int | None = None) -> Iterator[Any]:

@@ -62,6 +62,8 @@ class Limits(msgspec.Struct, kw_only=True, frozen=True):
 
 class Settings(msgspec.Struct, kw_only=True):
     database_url: str | None = None  # postgresql://user:pass@host:port/db[?schema=s]
+    # a hot standby of it, for history, exports and read-model lists (docs/operations.md)
+    read_database_url: str | None = None
     sqlite_path: str = "tabletop.sqlite"
     create_tables: bool = True
     arbiters: frozenset[str] = frozenset()  # player ids allowed to audit running games
@@ -75,6 +77,7 @@ class Settings(msgspec.Struct, kw_only=True):
     def from_env(cls) -> Settings:
         return cls(
             database_url=os.environ.get("DATABASE_URL") or None,
+            read_database_url=os.environ.get("TABLETOP_READ_DATABASE_URL") or None,
             sqlite_path=os.environ.get("TABLETOP_SQLITE", "tabletop.sqlite"),
             create_tables=os.environ.get("TABLETOP_CREATE_TABLES", "y").lower() in ("y", "1"),
             arbiters=frozenset(filter(None, os.environ.get("TABLETOP_ARBITERS", "").split(","))),
@@ -84,6 +87,14 @@ class Settings(msgspec.Struct, kw_only=True):
             ),
             stream_token_ttl_s=int(os.environ.get("TABLETOP_STREAM_TOKEN_TTL_S", "300")),
         )
+
+    def standby(self) -> Settings | None:
+        """The settings of the read-only standby, if one is set: tables never created."""
+        if self.read_database_url is None:
+            return None
+        if self.database_url is None:
+            raise ValueError("TABLETOP_READ_DATABASE_URL needs DATABASE_URL (Postgres)")
+        return Settings(database_url=self.read_database_url, create_tables=False)
 
     def eventsourcing_env(self) -> dict[str, str]:
         """The `eventsourcing` library's own settings for this store."""
