@@ -42,6 +42,7 @@ bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TES
 
 soak: $(SYNCED)  ## the thousands of games the issues ask for
 	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"
+	TABLETOP_FAULT_SCALE=$${FAULT_SCALE:-10} $(PY) -m pytest -q tests/faults
 
 clean:
 	rm -rf .venv .uv .pytest_cache .mypy_cache .ruff_cache test-artifacts
