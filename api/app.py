@@ -23,6 +23,7 @@ from litestar.response import Stream
 
 from api import schemas as s
 from api.errors import HANDLERS, documented
+from api.game_types import get_game_type, renderers
 from api.health import StoreProbe, health
 from api.live import LiveHub, ndjson_lines, stream_events
 from api.lobby import get_player, list_games
@@ -573,6 +574,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             create_player,
             get_player,
             list_game_types,
+            get_game_type,
             list_games,
             create_game,
             join_game,
@@ -603,6 +605,7 @@ def create_app(tabletop: Tabletop) -> Litestar:
             components=Components(
                 security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}
             ),
+            render_plugins=renderers(),
         ),
         request_max_body_size=1 << 20,
         on_startup=[lambda _: tabletop.start()],

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from api.app import Tabletop, create_app
+from api.game_types import typed
 from service.settings import Settings
 from service.store import open_store
 
@@ -15,7 +16,7 @@ DOCUMENT = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 
 def generate() -> str:
     app = create_app(Tabletop(open_store(Settings(sqlite_path=":memory:"))))
-    schema = app.openapi_schema.to_schema()
+    schema = typed(app.openapi_schema.to_schema())
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
