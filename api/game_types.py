@@ -36,7 +36,7 @@ DEFS_REF = "#/$defs/"
 
 
 def prefix(game: Game[Any, Any]) -> str:
-    """"puerto-rico" -> "PuertoRico": the game's component names start with it."""
+    """ "puerto-rico" -> "PuertoRico": the game's component names start with it."""
     return "".join(w.capitalize() for w in re.split(r"[^A-Za-z0-9]+", game.name) if w)
 
 
