@@ -47,6 +47,9 @@ def test_a_bot_written_against_the_client_plays_santa_maria_to_the_end(server: s
         assert api.audit(game.id).verified
         lines = api.export(game.id)
         assert lines[0]["format"] == "tabletop-game/1" and "seed" in lines[-1]
+        # The footer reads every event for a spectator, outside the hashed lines.
+        assert len(lines[-1]["text"]) == len(lines) - 2 and all(lines[-1]["text"])
+        assert lines[-1]["text"][0].startswith("Game of santa-maria created")
         assert all(e.text for e in api.events(game.id).events)
         assert game.seats[0].player == me.id
 
