@@ -143,8 +143,8 @@ def _options(game: Game[Any, Any], schema: dict[str, Any]) -> list[str]:
         [f"`{name}`", _type(prop), f"`{_json(prop.get('default'))}`", notes.get(name, "")]
         for name, prop in schema.get("properties", {}).items()
     ]
-    intro = schema.get("description", "")
-    return [intro, "", *_table(["option", "type", "default", "what"], rows), ""]
+    intro = [schema["description"], ""] if schema.get("description") else []
+    return [*intro, *_table(["option", "type", "default", "what"], rows), ""]
 
 
 def _union(

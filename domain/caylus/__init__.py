@@ -6,9 +6,9 @@ turn they pay deniers to place workers, one at a time in turn order, on the road
 buildings (to produce cubes of food, wood, stone, cloth and gold, or to build), on the
 special spaces (the gate, the trading post, the merchants' guild, the joust field, the
 stables to change the turn order, the inn to place more cheaply) and in the castle. Passing
-earns a denier to the first to pass. The buildings are then activated in road order, up to
-the bailiff, while the provost, which players may bribe to move, decides where activation
-stops. Batches delivered to the castle and the buildings built score prestige points and
+earns a denier to the first to pass. The buildings are then activated in road order as far
+as the provost, whom players may pay to move beforehand (each turn it starts again at the
+bailiff). Batches delivered to the castle and the buildings built score prestige points and
 royal favours (points, deniers, cubes, or buildings at a discount); at the end of each
 castle section, players who have not contributed lose points. The bailiff advances each
 turn; the game ends once the towers are scored, and the most prestige points win, cubes
