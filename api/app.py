@@ -31,6 +31,7 @@ from api.bodies import JsonRequest
 from api.conditional import IMMUTABLE, NOT_MODIFIED, IfNoneMatch, versioned
 from api.conventions import StrictStructSchemas, describe_operations
 from api.errors import HANDLERS, documented
+from api.game_types import get_game_type, renderers
 from api.guard import GuardMiddleware
 from api.head import head_as_get
 from api.health import StoreWatch, health
@@ -851,6 +852,7 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
             create_stream_token,
             get_player,
             list_game_types,
+            get_game_type,
             list_games,
             create_game,
             join_game,
@@ -891,6 +893,7 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
             components=Components(
                 security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}
             ),
+            render_plugins=renderers(),
         ),
         request_max_body_size=1 << 20,
         on_startup=[_watch, lambda _: tabletop.start()],

@@ -60,6 +60,7 @@ def serve(
     view_for(store).create_table()
     store.close()
     os.environ["TABLETOP_CREATE_TABLES"] = "n"
+    typer.echo(f"Tabletop listening on http://{host}:{port} (interactive docs: /schema)")
     # One projection runner: on Postgres in a process of its own (see projections/beside.py),
     # on SQLite inside the app (whose commits wake it at once).
     runner = None
@@ -225,6 +226,29 @@ def duel(
         "ms_per_decision": round(ms / decisions, 1) if decisions else None,
     }
     sys.stdout.write(json.dumps(summary) + "\n")
+
+
+@cli.command()
+def bot(
+    key: Annotated[str, typer.Option(help="the player's API key")],
+    policy: Annotated[str, typer.Option(help="random, greedy, mcts[:p=N] or module:function")],
+    url: Annotated[str, typer.Option(help="the server")] = "http://127.0.0.1:8000",
+    player: Annotated[str | None, typer.Option(help="the player's id (to poll)")] = None,
+    games: Annotated[int, typer.Option(help="stop after this many games (0: never)")] = 0,
+    seed: Annotated[int | None, typer.Option(help="the policy's random seed")] = None,
+) -> None:
+    """Play every game the player is seated in, with a policy (api/bot_runner.py)."""
+    from api.bot_runner import PolicyError, Runner, policy_named
+    from service.logs import configure
+    from tabletop.client import Client
+
+    configure(False)
+    with Client(url, key, player=player) as client:
+        try:
+            runner = Runner(client, policy_named(policy, client), seed)
+            runner.run(until=lambda r: 0 < games <= r.finished)
+        except PolicyError as error:
+            _refuse(str(error))
 
 
 def _refuse(message: str) -> NoReturn:

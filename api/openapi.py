@@ -1,37 +1,74 @@
-"""Write or check the committed OpenAPI document: `python -m api.openapi [--check]`."""
+"""Write or check what is generated from the code and committed: the OpenAPI document, a
+page per game (docs/games/<game>.md) and the problem codes of docs/api.md.
+`python -m api.openapi [--check]`: `--check` changes nothing and fails on any difference."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from api.app import Tabletop, create_app
+from api.game_pages import PAGES, page
+from api.game_types import typed
+from api.problem_codes import table
+from domain.registry import GAMES
 from service.settings import Settings
 from service.store import open_store
 
-DOCUMENT = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENT = ROOT / "openapi" / "openapi.json"
+GUIDE = ROOT / "docs" / "api.md"
+CODES = re.compile(r"(<!-- codes: .*? -->\n)(?:.*?\n)?(<!-- /codes -->)", re.S)
 
 
 def generate() -> str:
     app = create_app(Tabletop(open_store(Settings(sqlite_path=":memory:"))))
-    schema = app.openapi_schema.to_schema()
+    schema = typed(app.openapi_schema.to_schema())
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def guide() -> str:
+    """docs/api.md with its code table as the code has it now."""
+    text = GUIDE.read_text("utf-8")
+    if not CODES.search(text):
+        raise SystemExit(f"{GUIDE} has lost its <!-- codes: ... --> block")
+    return CODES.sub(lambda m: m[1] + table() + "\n" + m[2], text)
+
+
+def generated() -> dict[Path, Callable[[], str]]:
+    """Every generated file and what writes it."""
+    files: dict[Path, Callable[[], str]] = {DOCUMENT: generate, GUIDE: guide}
+    for name in sorted(GAMES):
+        files[PAGES / f"{name}.md"] = lambda game=GAMES[name]: page(game)
+    return files
+
+
 def main() -> int:
-    text = generate()
-    if "--check" in sys.argv[1:]:
-        if not DOCUMENT.exists() or DOCUMENT.read_text("utf-8") != text:
-            print(
-                f"{DOCUMENT} differs from the code: run `make openapi` and commit it",
-                file=sys.stderr,
-            )
-            return 1
-        print("openapi/openapi.json matches the code")
-        return 0
-    DOCUMENT.write_text(text, "utf-8")
-    print(f"wrote {DOCUMENT}")
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for path, text_of in generated().items():
+        text = text_of()
+        if path.exists() and path.read_text("utf-8") == text:
+            continue
+        if check:
+            stale.append(path.relative_to(ROOT))
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+    extra = sorted(set(PAGES.glob("*.md")) - set(generated()))
+    if check and (stale or extra):
+        for path in [*stale, *(p.relative_to(ROOT) for p in extra)]:
+            print(f"{path} differs from the code: run `make openapi`, commit it", file=sys.stderr)
+        return 1
+    for path in extra:  # a page of a game no longer hosted
+        path.unlink()
+        print(f"removed {path.relative_to(ROOT)}")
+    if check:
+        print("openapi/openapi.json, docs/api.md's codes and docs/games/ match the code")
     return 0
 
 

@@ -38,6 +38,7 @@ from service.fold import (
     Fold,
     new_fold,
 )
+from service.lines import spectator_lines
 from service.store import EventStoreApp, unpack
 
 _decode = msgspec.json.Decoder()
@@ -106,7 +107,11 @@ def export_lines(
     yield from lines
     ending = next((line for line in lines if line.get("type") in ENDINGS), None)
     if ending is not None:
-        yield {"seed": seed, "result": (ending.get("data") or {}).get("result")}
+        yield {
+            "seed": seed,
+            "result": (ending.get("data") or {}).get("result"),
+            "text": spectator_lines(str(created.get("game")), lines),  # outside the chain
+        }
 
 
 def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:

@@ -3,8 +3,12 @@ counterpart of each game's `describe` for its rules events. Plain text; never th
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
+import msgspec
+
+from domain.registry import get as get_game
 from service.fold import (
     GAME_ABORTED,
     GAME_CREATED,
@@ -15,6 +19,7 @@ from service.fold import (
     SEAT_FORFEITED,
     SEAT_LEFT,
     SEAT_TAKEN,
+    SERVICE_EVENTS,
     TIMED_OUT,
 )
 
@@ -53,3 +58,21 @@ def service_line(kind: str, data: Any, viewer: int | None) -> str:
     if kind == REMATCH_ACCEPTED:
         return f"{_who(seat, viewer)} accepted the rematch."
     return kind.replace("_", " ").capitalize() + "."
+
+
+def spectator_lines(game_name: str, lines: list[dict[str, Any]]) -> list[str]:
+    """The readable line of each export line as a spectator read it while the game ran
+    (the export's footer `text`); "" for a line that no longer reads as its event."""
+    game = get_game(game_name)
+    out = []
+    for line in lines:
+        kind, data = str(line.get("type")), line.get("data")
+        text = ""
+        if kind in SERVICE_EVENTS:
+            text = service_line(kind, data, None)
+        elif game is not None and isinstance(data, dict):
+            # A damaged record reads as no line: the audit says which.
+            with suppress(msgspec.ValidationError, TypeError, AttributeError, KeyError, ValueError):
+                text = game.describe(msgspec.convert({**data, "type": kind}, game.event_type), None)
+        out.append(text)
+    return out

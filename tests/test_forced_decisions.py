@@ -26,16 +26,16 @@ OPTION_SETS: dict[str, list[dict[str, Any]]] = {
 }
 
 # Single-choice decisions a spec keeps on purpose: (game, command type) -> the spec's reason.
-# Caylus (§4), Plus Ultra (§4) and Puerto Rico (§4.0) apply every lone choice themselves; the
+# Caylus, Plus Ultra and Puerto Rico apply every lone choice themselves; the
 # Santa Maria spec has no such rule and keeps these on purpose.
 ALLOWED: dict[tuple[str, type], str] = {
-    # §4.1: a turn ends with the player's own `end_turn` (§8 counts turns by it), even when
+    # a turn ends with the player's own `end_turn` (counts turns by it), even when
     # no free action is left to take before it.
-    ("santa-maria", sm.EndTurn): "§4.1, §8",
-    # §3 step 10 and §1 `colony_boards`: in draft mode every seat chooses its board, the start
+    ("santa-maria", sm.EndTurn): "",
+    # step 10 and `colony_boards`: in draft mode every seat chooses its board, the start
     # player last, so with 4 players from the one board left.
-    ("santa-maria", sm.ChooseColony): "§3, §1",
-    # R37 (and §4.6): a decision is asked whenever it exists structurally, even when the
+    ("santa-maria", sm.ChooseColony): "",
+    # R37 (and): a decision is asked whenever it exists structurally, even when the
     # player cannot pay for its optional part, so that he may sell or buy first; with nothing
     # to sell or buy, `decline` (or `extra: 0`) is then the only answer.
     ("santa-maria", sm.Decline): "R37",
@@ -84,7 +84,7 @@ def test_the_check_sees_a_lone_command() -> None:
 
     class Waits:
         """Plus Ultra listing only the first of its legal commands, so every seat it waits on
-        has one (as its lone `pass_character` was before §4 applied it)."""
+        has one (as its lone `pass_character` was before applied it)."""
 
         def __getattr__(self, attr: str) -> Any:
             return getattr(game, attr)

@@ -80,7 +80,7 @@ def test_property_sample_hidden_keeps_the_view_and_redraws_only_hidden_parts(nam
                     resampled = game.sample_hidden(state, seat, random.Random(stream))
                     _play_on(game, resampled, seed, where)
     assert checked > 10
-    if name != "caylus":  # Caylus hides nothing (spec §6): its sample is a copy
+    if name != "caylus":  # Caylus hides nothing: its sample is a copy
         assert redrawn > checked // 4, f"{name}: hidden parts are hardly ever re-drawn"
 
 

@@ -1,5 +1,21 @@
-"""Caylus (William Attia, Ystari 2005): base game for 2-5 players, the 2-player rules, the
-simplified-favours variant and the optional Jeweller. Spec: rules/caylus.md."""
+"""Caylus (William Attia, Ystari 2005) for 2 to 5 players: the base game, its 2-player rules,
+the simplified-favours variant and the optional Jeweller.
+
+Players are master builders in the village of Caylus, building a castle for the king. Each
+turn they pay deniers to place workers, one at a time in turn order, on the road's
+buildings (to produce cubes of food, wood, stone, cloth and gold, or to build), on the
+special spaces (the gate, the trading post, the merchants' guild, the joust field, the
+stables to change the turn order, the inn to place more cheaply) and in the castle. Passing
+earns a denier to the first to pass. The buildings are then activated in road order as far
+as the provost, whom players may pay to move beforehand (each turn it starts again at the
+bailiff). Batches delivered to the castle and the buildings built score prestige points and
+royal favours (points, deniers, cubes, or buildings at a discount); at the end of each
+castle section, players who have not contributed lose points. The bailiff advances each
+turn; the game ends once the towers are scored, and the most prestige points win, cubes
+and deniers converting to points at the end. Nothing is hidden: views show everything.
+
+`favours` `simplified` replaces the favour table by 3 prestige points each; `jeweller` adds
+the Jeweller; `lawyer_prestige` sets the lawyer's points (3 or 4)."""
 
 from __future__ import annotations
 
@@ -89,7 +105,7 @@ class Caylus:
         scores = [p.pp for p in state.players]
         return Result(
             scores=scores,
-            ranks=rank(scores),  # §4.9: no tie-break, tied players share the win
+            ranks=rank(scores),  # no tie-break, tied players share the win
             tiebreak=[0] * state.seats,
             details={
                 "deniers": [p.deniers for p in state.players],

@@ -1,4 +1,4 @@
-"""The player decision vocabulary (spec §10) as a tagged union.
+"""The player decision vocabulary as a tagged union.
 
 Road spaces are ints 1..28; named locations are strings (`gate`, ..., `castle`). "none"
 declines an optional effect.
@@ -87,7 +87,7 @@ class CastleDone(_Command, tag="castle_done", frozen=True):
 
 
 class Favour(_Command, tag="favour", frozen=True):
-    """One royal favour (§4.8): a row unused this phase and a column <= the advanced marker.
+    """One royal favour: a row unused this phase and a column <= the advanced marker.
 
     Rows a and b take the marker's column. `column` 0 declines a row c or d effect. Details:
     c2 `cube` (W|S); c4 `give` and `take` (2 Y, sorted); d2/d3 `tile` (+ `any_cube`);

@@ -1,27 +1,27 @@
-"""Static tables of Caylus (spec §2): cubes, locations, tiles, castle, favour table, set-up."""
+"""Static tables of Caylus: cubes, locations, tiles, castle, favour table, set-up."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-# --- cubes (§1.1) -----------------------------------------------------------------------------
+# --- cubes -----------------------------------------------------------------------------
 
 CUBES = ("F", "W", "S", "C", "G")  # food, wood, stone, cloth, gold
 CUBE_INDEX = {c: i for i, c in enumerate(CUBES)}
 NON_GOLD = ("F", "W", "S", "C")  # "Y"
 F, W, S, C, G = range(5)
 
-# --- locations (§2.1) -------------------------------------------------------------------------
+# --- locations -------------------------------------------------------------------------
 
 ROAD_SPACES = range(1, 29)
 SPECIALS = ("gate", "trading_post", "merchants_guild", "joust_field", "stables", "inn")
 SINGLE_SPECIALS = ("gate", "trading_post", "merchants_guild", "joust_field")
 PLACE_TARGETS_NAMED = (*SPECIALS, "castle")
-BUILDING_SITES = tuple(list(range(9, 16)) + list(range(17, 29)))  # 19 sites (§2.2)
+BUILDING_SITES = tuple(list(range(9, 16)) + list(range(17, 29)))  # 19 sites
 START_PAWNS = 6  # bailiff and provost start on space 6
 WORKERS = 6
 
-# --- tiles (§2.4) -----------------------------------------------------------------------------
+# --- tiles -----------------------------------------------------------------------------
 
 
 class Tile(NamedTuple):
@@ -86,7 +86,7 @@ WOOD_TILES = tuple(t for t, d in TILES.items() if d.family == "wood")
 STONE_TILES_BASE = tuple(t for t, d in TILES.items() if d.family == "stone" and t != "jeweller")
 PRESTIGE_TILES = tuple(t for t, d in TILES.items() if d.family == "prestige")
 FIXED_ON_ROAD = {7: "fixed_peddler", 8: "fixed_carpenter", 16: "gold_mine"}
-# Tiles a worker may be placed on (§4.2): never residences, prestige tiles or empty sites.
+# Tiles a worker may be placed on: never residences, prestige tiles or empty sites.
 WORKABLE_FAMILIES = frozenset({"neutral", "fixed", "wood", "stone"})
 
 # Production outputs: option -> cube counts [F, W, S, C, G]. One entry = no choice.
@@ -104,7 +104,7 @@ PRODUCTION: dict[str, dict[str, tuple[int, ...]]] = {
     "park": {"WWF": (1, 2, 0, 0, 0)},
     "workshop": {"SSC": (0, 0, 2, 1, 0)},
 }
-# Extra owner bonus of the stone production tiles (§2.4): the owner picks one of two cubes.
+# Extra owner bonus of the stone production tiles: the owner picks one of two cubes.
 OWNER_BONUS = {"stone_farm": ("F", "C"), "park": ("W", "F"), "workshop": ("S", "C")}
 
 MARKET_GAIN = {"neutral_marketplace": 4, "wood_marketplace": 6}
@@ -133,7 +133,7 @@ EXCHANGE: dict[str, dict[str, tuple[int, tuple[int, ...], int, tuple[int, ...]]]
 }
 ALCHEMIST = {"first": (2, 1), "second": (4, 2)}  # Y given -> G gained
 
-# --- castle (§2.6) ----------------------------------------------------------------------------
+# --- castle ----------------------------------------------------------------------------
 
 SECTIONS = ("dungeon", "walls", "towers")
 SECTION_SIZE = (6, 10, 14)
@@ -155,12 +155,12 @@ def section_favours(section: int, houses: int) -> int:
 
 BATCHES = ("FWS", "FWC", "FWG", "FSC", "FSG", "FCG")
 
-# --- favour table (§2.7) ----------------------------------------------------------------------
+# --- favour table ----------------------------------------------------------------------
 
 ROWS = ("a", "b", "c", "d")  # prestige, deniers, cubes, buildings
 ROW_INDEX = {r: i for i, r in enumerate(ROWS)}
 
-# --- set-up (§3) ------------------------------------------------------------------------------
+# --- set-up ------------------------------------------------------------------------------
 
 STARTING_DENIERS = {
     2: (5, 5),

@@ -1,5 +1,5 @@
 """One readable line per event, as `seat` (None: a spectator) may see it. Caylus hides
-nothing (§6); the event still goes through `redact` first, like every game's."""
+nothing; the event still goes through `redact` first, like every game's."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""What happened (tagged union, snake_case tags). Nothing in Caylus is hidden (spec §6).
+"""What happened (tagged union, snake_case tags). Nothing in Caylus is hidden.
 
 Every change of deniers, cubes or PP is a `resources_changed` event with signed amounts, so a
-player's holdings are the sum of their `resources_changed` events (§9). Decision events carry
-`auto=True` when the single-option rule (§4) applied them without asking.
+player's holdings are the sum of their `resources_changed` events. Decision events carry
+`auto=True` when the single-option rule applied them without asking.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ class _Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     pass
 
 
-# --- set-up (§3): the only randomness --------------------------------------------------------
+# --- set-up: the only randomness --------------------------------------------------------
 
 
 class TurnOrderDrawn(_Event, tag="turn_order_drawn", frozen=True):
@@ -155,7 +155,7 @@ class Transformed(_Event, tag="transformed", frozen=True):
     removed: str  # the tile replaced by the residence
 
 
-# --- favours (§4.8) ---------------------------------------------------------------------------
+# --- favours ---------------------------------------------------------------------------
 
 
 class FavoursGained(_Event, tag="favours_gained", frozen=True):

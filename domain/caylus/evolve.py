@@ -29,7 +29,7 @@ def evolve(state: CaylusState, event: Any) -> CaylusState:
 
 
 def put_worker(st: CaylusState, seat: int, target: int | str) -> None:
-    """Put a worker of `seat` on `target` (§4.2): castle/stables take the lowest free slot."""
+    """Put a worker of `seat` on `target`: castle/stables take the lowest free slot."""
     if isinstance(target, int):
         st.workers[target] = seat
     elif target == "gate":
@@ -157,7 +157,7 @@ def _provost(st: CaylusState, e: ev.ProvostMoved) -> None:
         st.merchants_guild = -1
         st.players[e.seat].available += 1
     else:
-        st.stage += 1  # next player in passing order (§4.4)
+        st.stage += 1  # next player in passing order
 
 
 @_on(ev.JoustResolved)
@@ -198,7 +198,7 @@ def _inn_decided(st: CaylusState, e: ev.InnDecided) -> None:
 def _activated(st: CaylusState, e: ev.Activated) -> None:
     st.cursor = e.space
     owner = st.owners[e.space]
-    # stage 1: the owner's extra cube of a stone production tile is due (§2.4)
+    # stage 1: the owner's extra cube of a stone production tile is due
     st.stage = 1 if e.tile in data.OWNER_BONUS and owner >= 0 and owner != e.seat else 2
 
 

@@ -1,4 +1,4 @@
-"""Determinization for Caylus: nothing is hidden (spec §6), so `sample_hidden` is a copy. The
+"""Determinization for Caylus: nothing is hidden, so `sample_hidden` is a copy. The
 neutral buildings and turn order are drawn at setup and public from then on, and `decide`
 draws nothing at random."""
 

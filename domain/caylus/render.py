@@ -1,5 +1,5 @@
 """The board for the web viewer: a view (as the API returns it) in, an HTML fragment out.
-Caylus hides nothing (§6), so every viewer's board is the same but for "(you)". Pure; every
+Caylus hides nothing, so every viewer's board is the same but for "(you)". Pure; every
 text is escaped."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `decision(st)` derives the one awaited decision `(seat, kind)` from the workflow fields, or
 None when an automatic step is due. `legal(st, seat, kind)` lists every accepted command;
 `decide` accepts exactly those. `advance` emits automatic events and applies the
-single-option rule (§4) until a decision with two or more options is pending.
+single-option rule until a decision with two or more options is pending.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _multisets(kinds: tuple[str, ...], size: int) -> list[list[str]]:
 
 
 def lose_pp(st: CaylusState, seat: int, amount: int, reason: str) -> list[Any]:
-    """A PP loss floored at 0 (§4)."""
+    """A PP loss floored at 0."""
     loss = min(amount, st.players[seat].pp)
     return [resources(seat, reason, prestige=-loss)] if loss else []
 
@@ -89,7 +89,7 @@ def gain_favours(st: CaylusState, seat: int, count: int, reason: str) -> list[An
     if count <= 0:
         return []
     out: list[Any] = [ev.FavoursGained(seat=seat, count=count, reason=reason)]
-    if st.options.favours == "simplified":  # §5.2: 3 PP each, no table
+    if st.options.favours == "simplified":  # 3 PP each, no table
         out.append(resources(seat, "favour", prestige=3 * count))
     return out
 
@@ -106,7 +106,7 @@ def lowest_empty_site(st: CaylusState) -> int:
 
 
 def room(st: CaylusState) -> int:
-    """Free castle spaces in sections not yet scored (§4.6)."""
+    """Free castle spaces in sections not yet scored."""
     return sum(data.SECTION_SIZE[i] - len(st.sections[i]) for i in range(3) if not st.scored[i])
 
 
@@ -127,7 +127,7 @@ def tile_pp(st: CaylusState, tile: str) -> int:
     return TILES[tile].pp
 
 
-# --- placement (§4.2) -------------------------------------------------------------------------
+# --- placement -------------------------------------------------------------------------
 
 
 def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> list[int | str]:
@@ -156,7 +156,7 @@ _WORKABLE = {t: info.family in data.WORKABLE_FAMILIES for t, info in TILES.items
 
 
 def _base_cost(st: CaylusState, seat: int) -> int:
-    """The cost of any target that is not the player's own building (§4.2, §5.1, R24)."""
+    """The cost of any target that is not the player's own building (R24)."""
     if st.inn_right == seat:
         return 1
     if st.seats == 2:
@@ -169,7 +169,7 @@ def placement_cost(st: CaylusState, seat: int, target: int | str) -> int:
         return 1
     if isinstance(target, int) and st.owners[target] == seat:
         return 1
-    if st.seats == 2:  # §5.1
+    if st.seats == 2:
         return 3 if st.passing else 1
     return 1 + len(st.passing)
 
@@ -242,7 +242,7 @@ def prestige_builds(st: CaylusState, seat: int) -> list[tuple[str, int]]:
 
 
 def transform_targets(st: CaylusState, seat: int) -> list[int]:
-    """§4.5.3, R9: neutral tiles, own wood/stone tiles except a lawyer; not already pending."""
+    """R9: neutral tiles, own wood/stone tiles except a lawyer; not already pending."""
     out = []
     for s in data.ROAD_SPACES:
         t = st.tiles[s]
@@ -259,7 +259,7 @@ def transform_targets(st: CaylusState, seat: int) -> list[int]:
 def build_events(
     st: CaylusState, seat: int, tile: str, any_cube: str, discount: str, reason: str
 ) -> list[Any]:
-    """Build a wood or stone tile on the lowest empty site (§4.5.2)."""
+    """Build a wood or stone tile on the lowest empty site."""
     cost = list(TILES[tile].cost)
     if discount:
         cost.remove(discount)
@@ -310,7 +310,7 @@ def decision(st: CaylusState) -> tuple[int, str] | None:
     phase = st.phase
     if phase in (0, 1, 8):
         return None
-    for p in st.players:  # favours are resolved before anything else proceeds (§4.8)
+    for p in st.players:  # favours are resolved before anything else proceeds
         if p.pending_favours > 0:
             if all(p.rows_used):
                 return None  # lost, automatically
@@ -706,7 +706,7 @@ def _apply_favour(st: CaylusState, seat: int, c: cmd.Favour, auto: bool) -> list
 
 
 def income(st: CaylusState, seat: int) -> int:
-    """§4.1: 2 d + 1 per residence + Library 1 + Hotel 2."""
+    """2 d + 1 per residence + Library 1 + Hotel 2."""
     total = 2
     for s in data.ROAD_SPACES:
         if st.owners[s] == seat:
@@ -719,7 +719,7 @@ def automatic(st: CaylusState) -> list[Any]:
     phase = st.phase
     for p in st.players:
         if p.pending_favours > 0:
-            return [ev.FavourLost(seat=p.seat)]  # every row used this phase (§4.8)
+            return [ev.FavourLost(seat=p.seat)]  # every row used this phase
     if phase == 1:
         out: list[Any] = [resources(seat, "income", deniers=income(st, seat)) for seat in st.order]
         return [*out, ev.PhaseStarted(phase=2)]
@@ -782,13 +782,13 @@ def automatic(st: CaylusState) -> list[Any]:
                 return [ev.SectionScoringStarted(section=sec)]
         if st.scored[2]:
             return final_events(st)
-        order = st.order[::-1] if st.seats == 2 else st.order[:]  # §5.1
+        order = st.order[::-1] if st.seats == 2 else st.order[:]
         return [ev.TurnEnded(turn=st.turn, order=order), ev.TurnStarted(turn=st.turn + 1)]
     raise AssertionError(f"no automatic step in phase {phase}")
 
 
 def end_bonus(cubes: list[int], deniers: int) -> int:
-    """§2.8: 3 PP per gold, 1 per 3 other cubes, 1 per 4 d."""
+    """3 PP per gold, 1 per 3 other cubes, 1 per 4 d."""
     return 3 * cubes[data.G] + sum(cubes[:4]) // 3 + deniers // 4
 
 

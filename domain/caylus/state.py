@@ -1,4 +1,4 @@
-"""The whole Caylus state as plain data. Nothing is hidden (spec §6): views show all of it.
+"""The whole Caylus state as plain data. Nothing is hidden: views show all of it.
 
 Workflow fields (`phase`, `stage`, `cursor`, ...) say where the turn stands; `rules.pending`
 derives the awaited decision from them.
@@ -12,7 +12,7 @@ from domain.caylus import data
 
 
 class CaylusOptions(msgspec.Struct, kw_only=True, frozen=True):
-    favours: str = "full"  # full | simplified (§5.2)
+    favours: str = "full"  # full | simplified
     jeweller: bool = False
     lawyer_prestige: int = 4  # 3 | 4 (R7)
 
@@ -57,7 +57,7 @@ class CaylusState(msgspec.Struct, kw_only=True):
     tiles: list[str] = msgspec.field(default_factory=lambda: [""] * 29)
     owners: list[int] = msgspec.field(default_factory=lambda: [-1] * 29)
     workers: list[int] = msgspec.field(default_factory=lambda: [-1] * 29)
-    pending_transform: dict[int, int] = {}  # space -> seat (§4.5.3)
+    pending_transform: dict[int, int] = {}  # space -> seat
     # special buildings: seat or -1
     gate: int = -1
     trading_post: int = -1
@@ -114,7 +114,7 @@ class CaylusState(msgspec.Struct, kw_only=True):
         return self.phase == 8
 
     def cap(self) -> int:
-        """Favour column cap (§2.7): 2, then 4 after the dungeon, 5 after the walls."""
+        """Favour column cap: 2, then 4 after the dungeon, 5 after the walls."""
         if not self.scored[0]:
             return 2
         if not self.scored[1]:

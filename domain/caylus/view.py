@@ -1,4 +1,4 @@
-"""Views. Caylus has no hidden information (spec §6): every seat and spectators see the same
+"""Views. Caylus has no hidden information: every seat and spectators see the same
 board; only `seat` differs. Setup randomness (turn order, neutral tiles) is public once drawn,
 so `redact` returns every event unchanged."""
 
@@ -137,4 +137,4 @@ def view(st: CaylusState, seat: int | None) -> CaylusView:
 
 
 def redact(event: Any, seat: int | None) -> Any:
-    return event  # nothing is hidden (§6)
+    return event  # nothing is hidden

@@ -1,4 +1,20 @@
-"""Plus Ultra (Meridiano 6, 2016) for 2-4 players: the registered game object."""
+"""Plus Ultra (Meridiano 6, 2016) for 2 to 4 players.
+
+Each player is a young noble at the court of Charles I, earning glory points (GP). Each of
+the 7 turns, the players draft characters (the admiral, the cardinal, the merchant, the
+constable, the conquistador and the others), two each, and use one in each of the turn's
+two rounds, in the order of the peer track; each character has two actions, and the
+common actions printed on the board (paid for in ducats, or with a bull) add to them. GP
+come from the Church (rose windows, donations), the Market and the New World (exploring,
+goods, natives and colonies), the European wars (tercios), sea trade, estates and
+Magellan's voyage. After turn 7 and the final scoring the most GP win; a tie goes to the
+player higher on the peer track. Hidden while the game runs: the New World and estate
+stacks, the characters others have picked until they are revealed, and secret
+commitments of tercios.
+
+`common_actions_per_turn` `2` lets a player take a common action in each of its rounds
+rather than one per turn; `initial_order` `seats` starts the peer track in seat order
+rather than at random."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The decision vocabulary (spec §12) as a tagged union. Commands are frozen (hashable) so the
+"""The decision vocabulary as a tagged union. Commands are frozen (hashable) so the
 rules can check a command against the exact list of legal ones."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import msgspec
 class Params(
     msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True
 ):
-    """Parameters of a character or common action (§5). Only the fields an action names may be
+    """Parameters of a character or common action. Only the fields an action names may be
     set; every other one stays None (a command with an extra field is refused)."""
 
     row: int | None = None

@@ -1,6 +1,6 @@
-"""Component data (spec §2). Every value marked *[Tabletop edition]* in the spec lives here and
-only here, so the publisher's data can replace it without touching the rules. No rule depends
-on a particular tile or estate id (spec §0)."""
+"""Component data. Every value marked *[Tabletop edition]* (ours where the printed game gives
+none) lives here and only here, so the publisher's data can replace it without touching the
+rules. No rule depends on a particular tile or estate id."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ MAX_PLAYERS = 4
 TURNS = 7
 ROUNDS_PER_TURN = 2
 
-# --- goods (§2.1) -----------------------------------------------------------------------------
+# --- goods -----------------------------------------------------------------------------
 GOODS = ("gold", "silver", "gems", "spices")
 ROSE_WINDOW_GP = {"gold": 2, "gems": 2, "silver": 1, "spices": 1}
 
-# --- characters (§2.2): id -> resource icon (hoarded good) ------------------------------------
+# --- characters: id -> resource icon (hoarded good) ------------------------------------
 CHARACTERS = (
     "admiral",
     "cardinal",
@@ -39,7 +39,7 @@ CHARACTER_ICON = {
     "viceroy": "silver",  # [Tabletop edition]
 }
 
-# --- common actions (§2.3): id -> ducat cost (visit_court costs `steps`) ----------------------
+# --- common actions: id -> ducat cost (visit_court costs `steps`) ----------------------
 COMMON_ACTIONS = (
     "court_painter",
     "loan",
@@ -64,7 +64,7 @@ COURT_PAINTER_GP = 2
 LOAN_GP_COST = 1
 LOAN_DUCATS = 3
 
-# --- New World tiles (§2.4, §2.5) -------------------------------------------------------------
+# --- New World tiles -------------------------------------------------------------
 # id -> (kind, good or None, colony max size or None); kind in goods | natives | colony
 
 
@@ -119,7 +119,7 @@ def colony_size(tile: str) -> int:
     return size
 
 
-# --- estates (§2.6) [Tabletop edition] --------------------------------------------------------
+# --- estates [Tabletop edition] --------------------------------------------------------
 # id -> (GP at game end, one-shot effect or None)
 ESTATES: dict[str, tuple[int, str | None]] = {
     "olive_grove": (1, "tercio_active"),
@@ -135,7 +135,7 @@ ESTATES: dict[str, tuple[int, str | None]] = {
 }
 ESTATES_IN_PLAY = 6
 
-# --- pieces and supplies (§2.7, §3) -----------------------------------------------------------
+# --- pieces and supplies -----------------------------------------------------------
 TERCIOS_PER_PLAYER = 5
 START_TERCIOS_ACTIVE = 2
 HOUSES_PER_PLAYER = 5
@@ -149,7 +149,7 @@ BULL_PRICE = 3
 REACTIVATION_PRICE = 1
 DICE = 3
 
-# --- board sizes (§2.8) -----------------------------------------------------------------------
+# --- board sizes -----------------------------------------------------------------------
 EXPLORATION_SPACES = 7
 COLONY_SPACES = 7  # [Tabletop edition]
 MARKET_SPACES = 4  # [Tabletop edition]

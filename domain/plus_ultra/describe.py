@@ -1,5 +1,5 @@
 """One readable line per event, as `seat` (None: a spectator) may see it while the game runs.
-The event is redacted for that seat first (§7), so a line never tells a stack order, another
+The event is redacted for that seat first, so a line never tells a stack order, another
 seat's character pick, war commitment or estate."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What happened (tagged union). Every random outcome is a field of an event. Fields holding
-hidden data are marked HIDDEN with who may see them; `view.redact` blanks them (§7)."""
+hidden data are marked HIDDEN with who may see them; `view.redact` blanks them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class _Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     pass
 
 
-# --- set-up (§3) ------------------------------------------------------------------------------
+# --- set-up ------------------------------------------------------------------------------
 
 
 class PeerTrackSet(_Event, tag="peer_track_set", frozen=True):
@@ -40,7 +40,7 @@ class TileTurnedUp(_Event, tag="tile_turned_up", frozen=True):
     tile: str  # a colony moves at once to the first free colony space (R15)
 
 
-# --- start of turn (§4.1) ---------------------------------------------------------------------
+# --- start of turn ---------------------------------------------------------------------
 
 
 class TurnStarted(_Event, tag="turn_started", frozen=True):
@@ -103,7 +103,7 @@ class BlueColonyPlaced(_Event, tag="blue_colony_placed", frozen=True):
     space: int
 
 
-# --- action phase (§4.2, §4.3) ----------------------------------------------------------------
+# --- action phase ----------------------------------------------------------------
 
 
 class CommitmentsOpened(_Event, tag="commitments_opened", frozen=True):
@@ -187,7 +187,7 @@ class RoundEnded(_Event, tag="round_ended", frozen=True):
     automatic: bool = False
 
 
-# --- end of turn (§4.5) -----------------------------------------------------------------------
+# --- end of turn -----------------------------------------------------------------------
 
 
 class WarResolved(_Event, tag="war_resolved", frozen=True):

@@ -16,7 +16,7 @@ from domain.plus_ultra.state import Colony, Pending, Player, State
 
 
 def crown_gain(st: State, amount: int) -> None:
-    """§4.4 / R7: above 6 the Crown stays at 6; the excess goes 1 ducat at a time to the
+    """R7: above 6 the Crown stays at 6; the excess goes 1 ducat at a time to the
     players in acting order, starting with the 1st and cycling."""
     st.crown += amount
     if st.crown > D.CROWN_MAX:
@@ -507,7 +507,7 @@ def _estate_discarded(st: State, ev: E.EstateDiscarded) -> None:
     if effect == "tercio_active":
         p.tercio_box -= 1
         p.active += 1
-    elif effect == "bull":  # no Cardinal passive for it (§2.6)
+    elif effect == "bull":  # no Cardinal passive for it
         st.bull_supply -= 1
         p.bulls += 1
     elif effect == "ducats_3":

@@ -1,4 +1,4 @@
-"""Determinization for Plus Ultra: `sample_hidden` re-draws what a seat cannot see (§7).
+"""Determinization for Plus Ultra: `sample_hidden` re-draws what a seat cannot see.
 
 Hidden from `seat` while the game runs: the New World stack order and the face-down
 exploration tiles (one pool of unseen tiles), the estate stack, the unused estates and the

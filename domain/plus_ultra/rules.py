@@ -1,8 +1,8 @@
-"""decide, legal commands and the automatic turn sequence (spec §3-§6).
+"""decide, legal commands and the automatic turn sequence.
 
 `decide` checks a command against the exact list of legal commands (so the two can never
 disagree), applies it to a clone and then runs `advance`, which emits every automatic step up
-to the next real decision (§4: the engine asks only seats that have a real choice)."""
+to the next real decision (the engine asks only seats that have a real choice)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from domain.plus_ultra.commands import NO_PARAMS, Params
 from domain.plus_ultra.evolve import evolve
 from domain.plus_ultra.state import Options, Player, State, clone
 
-# --- options, initial state and set-up (§3) ---------------------------------------------------
+# --- options, initial state and set-up ---------------------------------------------------
 
 
 def validate_options(options: Options, seats: int) -> None:
@@ -139,7 +139,7 @@ def awaiting(st: State) -> list[int]:
     return []
 
 
-# --- legal options per action (§5) ------------------------------------------------------------
+# --- legal options per action ------------------------------------------------------------
 
 
 def crown_cost_ok(st: State, p: Player) -> bool:
@@ -495,8 +495,8 @@ def diagnose(st: State, seat: int, cmd: Any, legal: list[Any]) -> RuleError:
 
 
 def apply_command(st: State, seat: int, cmd: Any, emit: _Emitter, automatic: bool = False) -> None:
-    """The events of `cmd`. `automatic`: the engine applies it as the seat's only legal command
-    (§4); the commands that can be alone mark their event with it (see `_apply_lone`)."""
+    """The events of `cmd`. `automatic`: the engine applies it as the seat's only legal
+    command; the commands that can be alone mark their event with it (see `_apply_lone`)."""
     t = type(cmd)
     if t is C.ReactivateTercios:
         emit(E.ReactivationAnswered(seat=seat, accept=cmd.accept))
@@ -552,7 +552,7 @@ def _character_action(
         emit(E.EstateTaken(seat=seat, estate=st.estate_stack[0]))
 
 
-# --- the automatic sequence (§4) --------------------------------------------------------------
+# --- the automatic sequence --------------------------------------------------------------
 
 
 def advance(st: State, rng: random.Random, emit: _Emitter) -> None:
@@ -602,11 +602,11 @@ def advance(st: State, rng: random.Random, emit: _Emitter) -> None:
 
 
 def _apply_lone(st: State, emit: _Emitter) -> bool:
-    """§4: when the one awaited seat has a single legal command, apply it (marked automatic)
+    """when the one awaited seat has a single legal command, apply it (marked automatic)
     instead of asking; False when there is a real choice to wait for.
 
     Only a `pass_character` (no action, common action or estate left to it), `end_round`, a
-    lone offered card (S5) or the `decline` of natives it cannot capture (§5.5) can be alone:
+    lone offered card (S5) or the `decline` of natives it cannot capture can be alone:
     every other decision always lists at least two commands."""
     seats = awaiting(st)
     if len(seats) != 1:
@@ -619,7 +619,7 @@ def _apply_lone(st: State, emit: _Emitter) -> bool:
 
 
 def _auto_pending(st: State, emit: _Emitter) -> bool:
-    """Settle a levy or raid whose seat cannot choose (R27, §5.6): their commands are listed
+    """Settle a levy or raid whose seat cannot choose (R27): their commands are listed
     whatever the seat can afford, so `_apply_lone` does not see these. False if it must ask."""
     pend = st.pending[0]
     p = st.players[pend.seat]
@@ -718,7 +718,7 @@ def _end_of_turn(st: State, emit: _Emitter) -> None:
     emit(E.TurnEnded(turn=st.turn))
 
 
-# --- final scoring (§6) -----------------------------------------------------------------------
+# --- final scoring -----------------------------------------------------------------------
 
 COMPONENTS = (
     "houses",

@@ -40,7 +40,7 @@ class Colony(msgspec.Struct, kw_only=True):
 
 
 class Pending(msgspec.Struct, kw_only=True, frozen=True):
-    """A sub-decision waiting to be settled (§4.3): natives | colony | levy | raid."""
+    """A sub-decision waiting to be settled: natives | colony | levy | raid."""
 
     kind: str
     seat: int

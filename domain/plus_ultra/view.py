@@ -1,4 +1,4 @@
-"""Per-seat and public views, and event redaction: hidden information stops here (spec §7)."""
+"""Per-seat and public views, and event redaction: hidden information stops here."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class PlayerView(msgspec.Struct, kw_only=True):
     seat: int
     peer_position: int
     ducats: int
-    gp: int  # in-game GP (held estates are not in it, §7)
+    gp: int  # in-game GP (held estates are not in it)
     sea_trade: int
     tercios_active: int
     tercios_tired: int
@@ -185,7 +185,7 @@ def view(st: State, seat: int | None) -> GameView:
 
 
 def redact(event: Any, seat: int | None) -> Any:
-    """Blank every hidden field for a viewer who may not see it yet (§7)."""
+    """Blank every hidden field for a viewer who may not see it yet."""
     t = type(event)
     if t is E.NewWorldShuffled:
         return msgspec.structs.replace(event, stack=None)

@@ -1,4 +1,26 @@
-"""Puerto Rico, with the New Buildings expansion and the official 2-player variant."""
+"""Puerto Rico (Andreas Seyfarth, alea 2002) for 2 to 5 players: the base game, the official
+two-player variant (applied with 2 seats) and The New Buildings expansion (an option).
+
+Each player builds a colony: an island of 12 spaces for plantations and quarries and a city
+of 12 spaces for buildings. Each round, starting with the governor, every player picks one
+of the role cards left (settler, mayor, builder, craftsman, trader, captain, and with 2, 4
+or 5 players the prospector); the role's action is then taken by every player in turn from
+the chooser on, and only the chooser gets its privilege (a doubloon off, an extra good, ...).
+Doubloons left on unpicked roles grow by one each round. Settlers take plantations, the
+mayor hands out colonists to man them, the craftsman produces goods on manned plantations
+and production buildings, the trader sells one good each to the trading house, the captain
+ships goods for victory points (compulsory, and whatever does not fit on a ship spoils
+beyond what a player may store), the builder buys buildings, whose powers bend these rules.
+The game ends after the round in which the colonists run out, a city is full, or the victory
+points run out; buildings' points, shipped points and the large buildings' bonuses make
+the score, ties broken by doubloons plus goods. With the expansion, players first draft the
+violet buildings the game uses. Hidden while the game runs: the plantation stack's order,
+the identity of forests, a tile drawn by the hacienda until placed, and others' shipped
+points.
+
+Options refuse, never ignore, what cannot apply (the 5-player points pool with 4 seats, the
+expansion's options without it); with `auto_forced` a decision with one legal move is played
+at once."""
 
 from __future__ import annotations
 
@@ -36,7 +58,7 @@ def _invalid(what: str, message: str) -> RuleError:
 
 
 def _check_applicable(options: Options, seats: int) -> None:
-    """§1.3: an option that cannot apply to these seats or without the expansion is refused,
+    """an option that cannot apply to these seats or without the expansion is refused,
     not ignored. Its default value always passes: it asks for the rules as printed."""
     printed = Options()
     if options.expansion == "none":  # the forest house and the library are expansion buildings

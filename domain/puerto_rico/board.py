@@ -17,7 +17,7 @@ from domain.puerto_rico.state import Player, State
 
 
 def active(p: Player, building: str) -> bool:
-    """A building acts only while occupied (§5)."""
+    """A building acts only while occupied."""
     return p.buildings.get(building, 0) > 0
 
 
@@ -50,7 +50,7 @@ def empty_building_circles(p: Player) -> int:
 
 
 def library_doubles(s: State, seat: int) -> bool:
-    """Whether the chooser's privilege is doubled now (§5.4, R21)."""
+    """Whether the chooser's privilege is doubled now (R21)."""
     p = s.players[seat]
     if p.buildings.get("library", 0) <= 0:
         return False
@@ -60,7 +60,7 @@ def library_doubles(s: State, seat: int) -> bool:
 
 
 def guest_targets(p: Player) -> list[str]:
-    """Empty circles a guest may move to (§5.3.5): island tiles and other buildings."""
+    """Empty circles a guest may move to: island tiles and other buildings."""
     out = [ISLAND[i] for i in range(6) if p.tiles[i] > p.occupied[i]]
     for b, c in p.buildings.items():
         if b not in NO_GUEST_TARGET and c < BUILDINGS[b].circles:
@@ -80,7 +80,7 @@ def movable_guest(s: State, seat: int) -> bool:
 
 
 def net_cost(s: State, seat: int, building: str, p: Player | None = None) -> int:
-    """§4.4: cost - privilege - min(occupied quarries, column) - floor(forests/2), ≥ 0.
+    """cost - privilege - min(occupied quarries, column) - floor(forests/2), ≥ 0.
     `p` may be a hypothetical board (black-market colonist already removed, R18)."""
     if p is None:
         p = s.players[seat]
@@ -100,7 +100,7 @@ def drawable(s: State) -> bool:
 
 
 def score_breakdown(p: Player) -> dict[str, int]:
-    """§6.2 for one player."""
+    """The final score of one player, by source."""
     building_vp = sum(BUILDINGS[b].vp for b in p.buildings)
     out = {"vp": p.vp, "buildings": building_vp}
     if active(p, "guild_hall"):

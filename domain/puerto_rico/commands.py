@@ -1,4 +1,4 @@
-"""Decisions (spec §12), a tagged union on `type`."""
+"""Decisions, a tagged union on `type`."""
 
 from __future__ import annotations
 

@@ -1,18 +1,18 @@
-"""Component data of Puerto Rico and The New Buildings (spec §2). Tables, not branches: the
+"""Component data of Puerto Rico and The New Buildings. Tables, not branches: the
 rules read every number from here."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-# --- §2.2 goods, plantations, quarries ---------------------------------------------------
+# --- goods, plantations, quarries ---------------------------------------------------
 
 GOODS: tuple[str, ...] = ("corn", "indigo", "sugar", "tobacco", "coffee")
 CORN, INDIGO, SUGAR, TOBACCO, COFFEE = range(5)
 GOOD_INDEX: dict[str, int] = {g: i for i, g in enumerate(GOODS)}
 PRICE: tuple[int, ...] = (0, 1, 2, 3, 4)  # trading-house price by good
 
-# Island tile kinds: the five plantations, then quarries. Forests are counted apart (§5.3.2).
+# Island tile kinds: the five plantations, then quarries. Forests are counted apart.
 ISLAND: tuple[str, ...] = (*GOODS, "quarry")
 QUARRY = 5
 ISLAND_INDEX: dict[str, int] = {k: i for i, k in enumerate(ISLAND)}
@@ -33,7 +33,7 @@ PLANTATION_TILES: dict[str, tuple[int, ...]] = {  # (3-5p, 2p)
     "coffee": (8, 5),
 }
 
-# --- §2.3 set-up by player count ------------------------------------------------------------
+# --- set-up by player count ------------------------------------------------------------
 
 
 class Setup(NamedTuple):
@@ -84,7 +84,7 @@ TRADING_HOUSE_SIZE = 4
 ISLAND_SPACES = 12
 CITY_SPACES = 12
 
-# --- §2.1 buildings ----------------------------------------------------------------------
+# --- buildings ----------------------------------------------------------------------
 
 
 class Building(NamedTuple):
@@ -197,18 +197,18 @@ PRODUCERS: dict[int, tuple[str, ...]] = {
     g: tuple(b for b in PRODUCTION_BUILDINGS if BUILDINGS[b].good == g) for g in range(5)
 }
 
-# §3.4 draft: violet slots by cost.
+# draft: violet slots by cost.
 DRAFT_SLOTS: dict[int, int] = {1: 1, 2: 2, 3: 1, 4: 1, 5: 2, 6: 1, 7: 1, 8: 2, 9: 1, 10: 5}
 EXCLUSIVE_PAIR: tuple[str, str] = ("hacienda", "forest_house")  # option `exclusive` (R5)
 
-# §5.1.9 factory payout by number of kinds produced.
+# factory payout by number of kinds produced.
 FACTORY_PAYOUT: tuple[int, ...] = (0, 0, 1, 2, 3, 5)
-# §6.2 residence bonus by filled island spaces (≤9 → 4).
+# residence bonus by filled island spaces (≤9 → 4).
 RESIDENCE_BONUS: dict[int, int] = {10: 5, 11: 6, 12: 7}
 RESIDENCE_MIN = 4
-# §6.2 cloister bonus by number of groups of three.
+# cloister bonus by number of groups of three.
 CLOISTER_BONUS: tuple[int, ...] = (0, 1, 3, 6, 10)
-# Guest house moves may not go to these (§5.3.5).
+# Guest house moves may not go to these.
 NO_GUEST_TARGET: frozenset[str] = frozenset({"guest_house", "statue"})
 
 LOCATIONS_ISLAND: frozenset[str] = frozenset(ISLAND)

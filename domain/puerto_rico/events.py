@@ -1,5 +1,5 @@
 """What happened (tagged union on `type`, snake_case tags). Every random outcome is inside an
-event (§8); fields carrying hidden data are blanked by `view.redact`."""
+event; fields carrying hidden data are blanked by `view.redact`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class GovernorChosen(_E, tag="governor_chosen", frozen=True):
 
 class StackShuffled(_E, tag="stack_shuffled", frozen=True):
     size: int
-    order: list[str] | None  # top first; secret until the end (§7)
+    order: list[str] | None  # top first; secret until the end
 
 
 class RowDrawn(_E, tag="row_drawn", frozen=True):

@@ -18,7 +18,7 @@ from domain.puerto_rico.state import Player, State
 
 
 def _award(s: State, seat: int, vp: int) -> None:
-    """VP from the chip supply; beyond it 'on paper' (§6.1). Reaching 0 triggers the end."""
+    """VP from the chip supply; beyond it 'on paper'. Reaching 0 triggers the end."""
     if vp <= 0:
         return
     chips = vp if vp < s.vp_supply else s.vp_supply
@@ -36,7 +36,7 @@ def _pay(s: State, seat: int, amount: int) -> None:
 
 
 def _colonist_from_stock(s: State) -> None:
-    """Hospice/university colonists: supply first, else the colonist ship (§4.0)."""
+    """Hospice/university colonists: supply first, else the colonist ship."""
     if s.colonists > 0:
         s.colonists -= 1
     else:

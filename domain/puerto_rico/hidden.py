@@ -1,4 +1,4 @@
-"""Determinization for Puerto Rico: `sample_hidden` re-draws what a seat cannot see (§7, R24).
+"""Determinization for Puerto Rico: `sample_hidden` re-draws what a seat cannot see (R24).
 
 Hidden while the game runs: the plantation stack order, the identity of every forest (its
 owner's included: the view shows them to nobody), a drawn hacienda tile to all but its drawer

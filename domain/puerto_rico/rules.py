@@ -1,8 +1,8 @@
-"""decide and legal_commands: one section per phase or role (spec §3.4, §4, §5).
+"""decide and legal_commands: one section per phase or role.
 
 `decide` validates the command against the unchanged state, then works on a copy: it emits the
 command's events, applies each at once (`Ctx.emit`), and keeps running automatic steps and
-forced decisions (§4.0, option `auto_forced`) until a player must decide or the game is over.
+forced decisions (option `auto_forced`) until a player must decide or the game is over.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _next_in_phase(s: State, seat: int) -> int | None:
 
 def setup_events(s: State, rng: random.Random) -> list[Any]:
     ctx = Ctx(s, rng)
-    ctx.emit(E.GovernorChosen(seat=rng.randrange(s.n)))  # §3.1 step 1
+    ctx.emit(E.GovernorChosen(seat=rng.randrange(s.n)))  # the first governor
     order = s.stack[:]
     rng.shuffle(order)
     ctx.emit(E.StackShuffled(size=len(order), order=order))
@@ -166,11 +166,11 @@ def _end_phase(ctx: Ctx) -> None:
         ctx.emit(E.TurnStarted(step="choose_role", seat=(s.governor + s.picks) % s.n))
         return
     bonus = [r for r in s.roles if r not in s.picked]
-    ctx.emit(E.RoundEnded(bonus=bonus))  # §4.1 step 2
+    ctx.emit(E.RoundEnded(bonus=bonus))  # the round ends
     if not s.end_triggered:
         _start_round(ctx)
         return
-    # §5.3.5: a last guest window, unless the last phase was a mayor phase
+    # a last guest window, unless the last phase was a mayor phase
     if s.last_phase != "mayor" and _open_window(ctx, "end"):
         return
     _finish(ctx)
@@ -231,7 +231,7 @@ def _do_guests_done(ctx: Ctx, seat: int, cmd: C.GuestsDone) -> None:
     AFTER_WINDOW[s.window_for](ctx)
 
 
-# ============================================================================ settler §4.2
+# ============================================================================ settler
 
 
 def _hospice_options(s: State, p: Player) -> tuple[bool, ...]:
@@ -388,11 +388,11 @@ def _start_settler(ctx: Ctx) -> None:
 def _settler_turn_from(ctx: Ctx, seat: int | None) -> None:
     s = ctx.s
     while seat is not None:
-        if island_free(s.players[seat]):  # §4.2.1: a full island skips the turn
+        if island_free(s.players[seat]):  # a full island skips the turn
             ctx.emit(E.TurnStarted(step="settler_turn", seat=seat))
             return
         seat = _next_in_phase(s, seat)
-    # §4.2.5 library bonus
+    # library bonus
     c = s.chooser
     if library_doubles(s, c) and island_free(s.players[c]):
         ctx.emit(E.TurnStarted(step="settler_library", seat=c))
@@ -408,7 +408,7 @@ def _settler_after_turn(ctx: Ctx, seat: int, library: bool) -> None:
 
 
 def _settler_refill(ctx: Ctx) -> None:
-    """§4.2.6: discard the row, draw n+1, reshuffling the discard when the stack runs out."""
+    """discard the row, draw n+1, reshuffling the discard when the stack runs out."""
     s = ctx.s
     if s.row:
         ctx.emit(E.RowDiscarded(tiles=s.row[:]))
@@ -424,7 +424,7 @@ def _settler_refill(ctx: Ctx) -> None:
     _end_phase(ctx)
 
 
-# ============================================================================ mayor §4.3
+# ============================================================================ mayor
 
 
 def _mayor_privilege_max(s: State, seat: int) -> int:
@@ -470,7 +470,7 @@ def _ways_caps(caps: tuple[int, ...], place: int) -> list[list[int]]:
 
 class Layouts(Sequence[Any]):
     """The legal `place_colonists` commands, listed lazily: a big board can have millions of
-    layouts (§12 canonical form), so they are counted and unranked instead of built. Supports
+    layouts (canonical form), so they are counted and unranked instead of built. Supports
     len, indexing (so `random.choice` works), iteration and a fast `in`."""
 
     def __init__(
@@ -602,7 +602,7 @@ def _do_mayor(ctx: Ctx, seat: int, cmd: C.PlaceColonists) -> None:
     if nxt is not None:
         ctx.emit(E.TurnStarted(step="place_colonists", seat=nxt))
         return
-    # §4.3 step 3, R13
+    # step 3, R13
     required = max(s.n, sum(empty_building_circles(q) for q in s.players))
     if s.colonists >= required:
         ctx.emit(E.ColonistShipRefilled(required=required, count=required, end_triggered=False))
@@ -621,7 +621,7 @@ def _start_mayor(ctx: Ctx) -> None:
     ctx.emit(E.TurnStarted(step="place_colonists", seat=s.chooser))
 
 
-# ============================================================================ builder §4.4
+# ============================================================================ builder
 
 
 def _without_colonist(p: Player, location: str) -> Player:
@@ -804,7 +804,7 @@ def _start_builder(ctx: Ctx) -> None:
     _builder_next(ctx, ctx.s.chooser)
 
 
-# ============================================================================ craftsman §4.5
+# ============================================================================ craftsman
 
 
 def _start_craftsman(ctx: Ctx) -> None:
@@ -893,7 +893,7 @@ def _do_bonus(ctx: Ctx, seat: int, cmd: C.CraftsmanBonus) -> None:
     _craftsman_finish(ctx, list(cmd.goods))
 
 
-# ============================================================================ trader §4.6
+# ============================================================================ trader
 
 
 def _legal_trader(s: State, seat: int) -> Iterator[Any]:
@@ -959,7 +959,7 @@ def _start_trader(ctx: Ctx) -> None:
     _trader_next(ctx, ctx.s.chooser)
 
 
-# ============================================================================ captain §4.7
+# ============================================================================ captain
 
 
 def _start_captain(ctx: Ctx) -> None:
@@ -1120,7 +1120,7 @@ def _captain_next(ctx: Ctx, seat: int) -> None:
 
 
 def _capacity(s: State, p: Player) -> tuple[int, int]:
-    """(warehouse kinds, loose barrels) at storage (§4.7 step 4)."""
+    """(warehouse kinds, loose barrels) at storage (step 4)."""
     kinds = (1 if p.buildings.get("small_warehouse", 0) > 0 else 0) + (
         2 if p.buildings.get("large_warehouse", 0) > 0 else 0
     )
@@ -1204,7 +1204,7 @@ def _do_store(ctx: Ctx, seat: int, cmd: C.Store) -> None:
     _end_phase(ctx)
 
 
-# ============================================================================ prospector §4.8
+# ============================================================================ prospector
 
 
 def _start_prospector(ctx: Ctx) -> None:
@@ -1427,7 +1427,7 @@ def _apply(ctx: Ctx, seat: int, cmd: Any) -> None:
 
 
 def _advance(ctx: Ctx) -> None:
-    """§4.0: skip decisions with no command; with `auto_forced`, apply single choices."""
+    """skip decisions with no command; with `auto_forced`, apply single choices."""
     s = ctx.s
     auto = s.options.auto_forced
     while not s.over:
@@ -1444,7 +1444,7 @@ def _advance(ctx: Ctx) -> None:
         if not s.step:
             return
         seat = s.actor
-        if s.step == "choose_role":  # at least two cards are always left (§2.3)
+        if s.step == "choose_role":  # at least two cards are always left
             return
         if s.step == "place_colonists":
             # only the count matters here (no guests move in the mayor phase)

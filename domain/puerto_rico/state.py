@@ -6,7 +6,7 @@ import msgspec
 
 
 class Options(msgspec.Struct, kw_only=True, frozen=True):
-    """Game options (spec §1.3) plus `auto_forced` (§4.0 auto-apply rule)."""
+    """Game options plus `auto_forced` (auto-apply rule)."""
 
     expansion: str = "none"  # none | new-buildings
     vp_pool_5p: int = 122  # 122 | 126
@@ -62,7 +62,7 @@ class State(msgspec.Struct, kw_only=True):
     window_for: str = ""  # craftsman | captain | end
     # per-phase memory
     hacienda_used: bool = False
-    hacienda_tile: str | None = None  # drawn, awaiting hacienda_place (secret, §7)
+    hacienda_tile: str | None = None  # drawn, awaiting hacienda_place (secret)
     wharf_used: list[bool] = msgspec.field(default_factory=list)
     small_wharf_used: list[bool] = msgspec.field(default_factory=list)
     captain_shipped: bool = False  # the captain privilege was granted
@@ -87,7 +87,7 @@ class State(msgspec.Struct, kw_only=True):
     end_triggered: bool = False
     last_phase: str = ""
     over: bool = False
-    # bookkeeping for invariants (§11)
+    # bookkeeping for invariants
     bank_out: int = 0
     bank_in: int = 0
     vp_paper: int = 0

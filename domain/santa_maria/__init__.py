@@ -1,4 +1,20 @@
-"""Santa Maria (Aporta Games, 2017) for 2-4 players."""
+"""Santa Maria (Aporta Games, 2017) for 2 to 4 players.
+
+Each player runs a colony on a 6x6 board of buildings, roads and blocked cells. The game
+lasts three years. In a turn a player takes exactly one main action, usually placing a die
+(white from the common pool, or a blue die of their own) on a row or column of the colony
+to activate every unoccupied building on that line in order, producing wood, grain, sugar
+and gems, trading, shipping goods to the new world, moving on the religion track to recruit
+monks, or sending conquistadors for gold; or they expand the colony with a double or triple
+tile, or retire. Free actions (selling, buying wood or grain, changing a die's pips with
+coins, placing a road) come at any time in their turn. Gold pays for any resource. A player
+who retires leaves the year, taking income from the ships in port; the year ends when all
+have retired. Points come from ships, the conquistador track, the religion track's monks
+and bishops, scholars and missions; after the third year the most points win. Hidden while
+the game runs: the order of the ship and expansion stacks.
+
+With `colony_boards` `draft` the seats choose their boards one at a time, the start player
+last; `random` deals them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The player decision vocabulary (spec §9) as a tagged union."""
+"""The player decision vocabulary as a tagged union."""
 
 from __future__ import annotations
 

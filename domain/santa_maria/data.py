@@ -1,5 +1,6 @@
-"""Component data of Santa Maria (spec §2). Every value marked *[Tabletop edition]* in the spec
-lives here and nowhere else, so the publisher's data can replace it without touching the rules.
+"""Component data of Santa Maria. Every value marked *[Tabletop edition]* (ours where the
+printed game gives none) lives here and nowhere else, so the publisher's data can replace it
+without touching the rules.
 
 Boards are 6x6 grids of cell codes: `.` empty, `#` blocked, `=` road, else a building code of
 BUILDING_EFFECTS. Coordinates are (row, col), both 1..6; a flat index is (row-1)*6 + (col-1).
@@ -7,7 +8,7 @@ BUILDING_EFFECTS. Coordinates are (row, col), both 1..6; a flat index is (row-1)
 
 from __future__ import annotations
 
-# --- §0 / §2.1 economy ----------------------------------------------------------------------
+# --- economy ----------------------------------------------------------------------
 
 RESOURCES: tuple[str, ...] = ("wood", "grain", "sugar", "gem", "gold")
 COST_KINDS: tuple[str, ...] = ("wood", "grain", "sugar", "gem")  # what a cost may name (R13)
@@ -31,7 +32,7 @@ YEARS = 3
 DICE_PER_PLAYER = 3  # white dice rolled per player per year; blue dice per player in the supply
 DISPLAY_PER_KIND = 5
 
-# --- §2.2 building effect codes [Tabletop edition] ---------------------------------------
+# --- building effect codes [Tabletop edition] ---------------------------------------
 # Each building code resolves these atomic effects in order. Atomic effects:
 #   W G S J: gain 1 wood/grain/sugar/gem; Cn: gain n coins; Pn: score n points;
 #   RL religion action; CQ conquistador action; SH shipping action; TG/TL trades.
@@ -61,7 +62,7 @@ TRADES: dict[str, tuple[tuple[str, ...], dict[str, int]]] = {
     "TL": (("sugar", "gem"), {"points": 2, "coins": 4}),
 }
 
-# --- §2.3 colony boards (side A) [Tabletop edition] -------------------------------------
+# --- colony boards (side A) [Tabletop edition] -------------------------------------
 
 BOARD_NAMES: tuple[str, ...] = ("hacienda", "puerto", "mision", "fortaleza")
 BOARDS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -100,7 +101,7 @@ BOARDS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 GRID = 6
 
-# --- §2.4 expansion tiles [Tabletop edition] ---------------------------------------------
+# --- expansion tiles [Tabletop edition] ---------------------------------------------
 
 SHAPES: dict[str, tuple[tuple[int, int], ...]] = {
     "double": ((0, 0), (0, 1)),
@@ -152,12 +153,12 @@ def tile_kind(tile: str) -> str:
     return "double" if tile in DOUBLE_TILES else "triple"
 
 
-# --- §2.5 road tiles -------------------------------------------------------------------------
+# --- road tiles -------------------------------------------------------------------------
 
 ROAD_TILES = 3
 ROAD_TILE_ID = "RD"
 
-# --- §2.6 religion track [Tabletop edition] -----------------------------------------------
+# --- religion track [Tabletop edition] -----------------------------------------------
 
 RELIGION_END = 15
 MONK_SYMBOLS: tuple[int, ...] = (2, 4, 7, 10, 13, 15)
@@ -165,7 +166,7 @@ BLUE_UNLOCK_SYMBOLS: tuple[int, ...] = (2, 7)  # the 1st and 3rd symbols
 MAX_BLUE_DICE = 1 + len(BLUE_UNLOCK_SYMBOLS)
 MONKS_PER_PLAYER = 6
 
-# --- §2.7 conquistador track and year-end table [Tabletop edition] ------------------------
+# --- conquistador track and year-end table [Tabletop edition] ------------------------
 
 CONQUISTADOR_END = 15
 GOLD_SYMBOLS: tuple[int, ...] = (3, 6, 9, 12, 15)
@@ -176,7 +177,7 @@ CONQUISTADOR_TABLE: dict[int, dict[int, tuple[int, ...]]] = {
     4: {1: (5, 3, 1), 2: (7, 4, 2), 3: (9, 5, 3)},
 }
 
-# --- §2.8 monk spaces --------------------------------------------------------------------
+# --- monk spaces --------------------------------------------------------------------
 
 SCHOLAR_SPACES: tuple[str, ...] = ("scholar-1", "scholar-2", "scholar-3")
 BISHOP_SPACES: tuple[str, ...] = ("bishop-1", "bishop-2", "bishop-3")
@@ -221,7 +222,7 @@ MISSIONS: dict[str, tuple[str, dict[str, int]]] = {
     "mission-4": ("MS4", {"points": 3}),
 }
 
-# --- §2.9 shipping tiles and docks [Tabletop edition] -------------------------------------
+# --- shipping tiles and docks [Tabletop edition] -------------------------------------
 
 _K = {"W": "wood", "G": "grain", "S": "sugar", "J": "gem"}
 
@@ -273,7 +274,7 @@ DOCKS = 4
 # dock -> atomic income effect per tile in that port dock when its owner retires.
 DOCK_INCOME: dict[int, str] = {1: "C3", 2: "RL", 3: "CQ", 4: "P2"}
 
-# --- §2.10 retire spaces ---------------------------------------------------------------------
+# --- retire spaces ---------------------------------------------------------------------
 
 RETIRE_SPACES: tuple[str, ...] = ("RS1", "RS2", "RS3", "RS4", "RS5")
 # space -> atomic effects of its action ("ROAD" is the optional road placement).
@@ -284,6 +285,6 @@ RETIRE_ACTIONS: dict[str, tuple[str, ...]] = {
     "RS4": ("SH",),
     "RS5": ("ROAD",),
 }
-# Queued after a retire space's action: step 3 of §4.7 reads the port only when it starts, so a
+# Queued after a retire space's action: the income step reads the port only when it starts, so a
 # tile shipped by RS4 pays its dock's income in the same retire.
 SHIPPING_INCOME = "INCOME"

@@ -1,5 +1,5 @@
 """One readable line per event, as `seat` (None: a spectator) may see it while the game runs.
-The event is redacted first (§5), so a line never tells a stack order before the end."""
+The event is redacted first, so a line never tells a stack order before the end."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ class _Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     pass
 
 
-# --- set-up (§3) ------------------------------------------------------------------------------
+# --- set-up ------------------------------------------------------------------------------
 
 
 class StartPlayerChosen(_Event, tag="start_player_chosen", frozen=True):
@@ -82,7 +82,7 @@ class YearStarted(_Event, tag="year_started", frozen=True):
     start_player: int
 
 
-# --- free actions (§4.2) ------------------------------------------------------------------------
+# --- free actions ------------------------------------------------------------------------
 
 
 class ResourcesSold(_Event, tag="resources_sold", frozen=True):
@@ -105,7 +105,7 @@ class AlchemyUsed(_Event, tag="alchemy_used", frozen=True):
     gain: str
 
 
-# --- main actions (§4.3-§4.5, §4.7) -----------------------------------------------------------
+# --- main actions -----------------------------------------------------------
 
 
 class TilePlaced(_Event, tag="tile_placed", frozen=True):
@@ -138,17 +138,18 @@ class Retired(_Event, tag="retired", frozen=True):
     seat: int
     space: str
     position: int  # 1 = first to retire this year
-    effects: list[str]  # the space's action, then "INCOME" (shipping income, §4.7 step 3)
+    effects: list[str]  # the space's action, then "INCOME" (shipping income)
 
 
 class ShippingIncomeQueued(_Event, tag="shipping_income_queued", frozen=True):
-    """§4.7 step 3 begins: one income effect per tile in port, by dock then arrival (R18)."""
+    """The shipping income step begins: one income effect per tile in port, by dock then
+    arrival (R18)."""
 
     seat: int
     effects: list[str]
 
 
-# --- resolution (§4.6) --------------------------------------------------------------------------
+# --- resolution --------------------------------------------------------------------------
 
 
 class EffectStarted(_Event, tag="effect_started", frozen=True):
@@ -250,7 +251,7 @@ class TurnEnded(_Event, tag="turn_ended", frozen=True):
     next: int  # -1 when the year ends
 
 
-# --- end of year and game (§4.8, §4.9) ----------------------------------------------------------
+# --- end of year and game ----------------------------------------------------------
 
 
 class ConquistadorScored(_Event, tag="conquistador_scored", frozen=True):
@@ -265,7 +266,7 @@ class YearCleanedUp(_Event, tag="year_cleaned_up", frozen=True):
 
 class GameEnded(_Event, tag="game_ended", frozen=True):
     scores: list[int]
-    # The remaining stack orders, revealed at the end (§5).
+    # The remaining stack orders, revealed at the end.
     ship_stack: list[str]
     doubles: list[str]
     triples: list[str]

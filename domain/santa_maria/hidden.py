@@ -1,4 +1,4 @@
-"""Determinization for Santa Maria: `sample_hidden` re-draws what a seat cannot see (§5).
+"""Determinization for Santa Maria: `sample_hidden` re-draws what a seat cannot see.
 
 Nobody holds private information; hidden are only the orders of the ship stack (the dock
 refills) and of the two expansion stacks. Each is re-shuffled from its sorted contents (the

@@ -1,6 +1,6 @@
 """The board for the web viewer: a view (as the API returns it) in, an HTML fragment out.
 
-Santa Maria hides only the stack orders (§5): they read "hidden" until the game is over.
+Santa Maria hides only the stack orders: they read "hidden" until the game is over.
 Colony boards are 6x6 tables whose cells say in words what lies on them (building code,
 tile, die, coins), so nothing is told by colour alone. Pure; every text is escaped.
 """

@@ -1,4 +1,4 @@
-"""setup, decide, legal_commands and awaiting: the rules of Santa Maria (spec §3-§4, §6).
+"""setup, decide, legal_commands and awaiting: the rules of Santa Maria.
 
 `decide` validates a command against the unchanged state, then simulates on a clone: every
 event is applied to the clone as it is emitted, so follow-ups (the effect queue, decisions,
@@ -29,7 +29,7 @@ from domain.santa_maria.state import (
 NON_BUILDINGS = frozenset((data.EMPTY, data.BLOCKED, data.ROAD))
 RESOURCE_OF = data.PRODUCTION  # atomic production effect -> resource
 
-# --- geometry (§2.4, R15) -----------------------------------------------------------------------
+# --- geometry (R15) -----------------------------------------------------------------------
 
 
 def _rotate(rot: int, dr: int, dc: int) -> tuple[int, int]:
@@ -86,13 +86,13 @@ def unoccupied_building(p: PlayerState, i: int) -> bool:
 
 
 def line_buildings(p: PlayerState, die: str, value: int) -> list[int]:
-    """The unoccupied buildings of the line in activation order (§4.5); the die goes on the
+    """The unoccupied buildings of the line in activation order; the die goes on the
     last one (R22)."""
     line = COLUMNS[value - 1] if die == "white" else ROWS[value - 1]
     return [i for i in line if unoccupied_building(p, i)]
 
 
-# --- prices (§2.1, scholars §2.8) ---------------------------------------------------------------
+# --- prices (scholars) ---------------------------------------------------------------
 
 
 def coin_activation_price(p: PlayerState) -> int:
@@ -145,7 +145,7 @@ def _count(kinds: list[str] | tuple[str, ...]) -> dict[str, int]:
 
 
 def ship_payments(p: PlayerState, tile: str) -> list[tuple[list[str], str | None]]:
-    """Every affordable (gold_for, coins_for) for a ship's cost (§4.6.2, SC06)."""
+    """Every affordable (gold_for, coins_for) for a ship's cost (SC06)."""
     cost = _count(data.SHIPS[tile][0])
     kinds = [k for k in data.COST_KINDS if k in cost]
     navigator = "SC06" in p.scholars
@@ -210,7 +210,7 @@ class Sim:
 
 
 def gain_resource(sim: Sim, seat: int, resource: str, n: int) -> None:
-    """Gain procedure (§4.6.1): tokens beyond the storage limit are sold at once (R14)."""
+    """Gain procedure: tokens beyond the storage limit are sold at once (R14)."""
     if n <= 0:
         return
     p = sim.s.players[seat]
@@ -234,7 +234,7 @@ def gain_reward(sim: Sim, seat: int, reward: dict[str, int], reason: str) -> Non
 
 
 def conquistador_action(sim: Sim, seat: int, extra: int) -> None:
-    """§4.6.3 steps 2-4."""
+    """The conquistador action: its steps after the move on the track."""
     p = sim.s.players[seat]
     frm = p.conquistador
     to = min(data.CONQUISTADOR_END, frm + 1 + extra)  # steps past the end are lost
@@ -318,7 +318,7 @@ def run_queue(sim: Sim) -> None:
         resolve_effect(sim, s.active, effect)
 
 
-# --- set-up (§3) ------------------------------------------------------------------------------
+# --- set-up ------------------------------------------------------------------------------
 
 
 def validate_options(options: Any, seats: int) -> None:
@@ -335,7 +335,7 @@ def initial(options: Any, seats: int) -> SantaMariaState:
 
 
 def _begin_year_one(start: int, seats: int, rng: random.Random) -> list[Any]:
-    """§3 steps 11-13."""
+    """The first year begins: turn order, starting coins and the first dice."""
     order = [(start + k) % seats for k in range(seats)]
     wood = [data.STARTING_WOOD] * seats
     coins = [0] * seats
@@ -463,7 +463,7 @@ def _main_allowed(s: SantaMariaState) -> None:
         raise illegal("main_action_taken", "one main action per turn")
 
 
-# main action A: expand (§4.3)
+# main action A: expand
 
 
 def _expand_payment(p: PlayerState, tile: str, gold_for: list[str]) -> dict[str, int]:
@@ -512,7 +512,7 @@ def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) ->
     return Sim.emitted(s, rng, seat, [event])
 
 
-# main action B: coin activation (§4.4)
+# main action B: coin activation
 
 
 def _activate_building(
@@ -535,7 +535,7 @@ def _activate_building(
     return sim
 
 
-# main action C: die activation (§4.5)
+# main action C: die activation
 
 
 def _activate_die(s: SantaMariaState, seat: int, c: cmd.ActivateDie, rng: random.Random) -> Sim:
@@ -585,7 +585,7 @@ def _activate_die(s: SantaMariaState, seat: int, c: cmd.ActivateDie, rng: random
     return sim
 
 
-# main action D: retire (§4.7)
+# main action D: retire
 
 
 def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) -> Sim:
@@ -594,7 +594,7 @@ def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) ->
         raise _bad(f"no retire space {c.space!r}")
     if s.retire_spaces[c.space] != -1:
         raise illegal("space_taken", f"{c.space} is taken this year")
-    # §4.7: the income is listed only once the action is done (RS4 may ship a tile first).
+    # the income is listed only once the action is done (RS4 may ship a tile first).
     effects = [*data.RETIRE_ACTIONS[c.space], data.SHIPPING_INCOME]
     sim = Sim(s, rng, seat)
     sim.emit(
@@ -604,7 +604,7 @@ def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) ->
     return sim
 
 
-# free actions (§4.2)
+# free actions
 
 
 def _sell(s: SantaMariaState, seat: int, c: cmd.Sell, rng: random.Random) -> Sim:
@@ -649,7 +649,7 @@ def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) 
     return sim
 
 
-# decisions (§4.6)
+# decisions
 
 
 def _pending(s: SantaMariaState, kind: str) -> None:
@@ -799,7 +799,7 @@ def _decline(s: SantaMariaState, seat: int, c: cmd.Decline, rng: random.Random) 
     return sim
 
 
-# end of turn and year (§4.1, §4.8)
+# end of turn and year
 
 
 def _next_seat(s: SantaMariaState) -> int:

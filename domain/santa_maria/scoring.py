@@ -1,4 +1,4 @@
-"""Final scoring (§4.9) and the result (R36)."""
+"""Final scoring and the result (R36)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ class SantaMariaOptions(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class Decision(msgspec.Struct, kw_only=True):
-    """A pending optional choice of the active player (§4.6)."""
+    """A pending optional choice of the active player."""
 
     kind: str  # trade | ship | religion | conquistador | recruit | road
     building: str = ""  # TG | TL for a trade

@@ -1,4 +1,4 @@
-"""What a seat may see (§5). Santa Maria has no private information: every seat and a
+"""What a seat may see. Santa Maria has no private information: every seat and a
 spectator see the same view. Hidden are only the orders of the ship stack and of the two
 expansion stacks, shown once the game is over."""
 

@@ -125,8 +125,8 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
     assert _stored(api) == stored
 
 
-# Options that do not exist, or cannot apply to the seats or the expansion chosen (§1.3 of
-# each game's rules): refused with a stable code, never silently ignored.
+# Options that do not exist, or cannot apply to the seats or the expansion chosen
+# (each game's rules): refused with a stable code, never silently ignored.
 REFUSED_OPTIONS = [
     ("puerto-rico", 4, {"expansions": "new_buildings"}, "invalid_options.unknown"),
     ("caylus", 3, {"favors": "simplified"}, "invalid_options.unknown"),

@@ -1,4 +1,4 @@
-"""The spec's §9 invariants, checked after every event of a game (property tests)."""
+"""The spec's invariants, checked after every event of a game (property tests)."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ class InvariantChecker:
             self.fail("game over before the towers were scored")
 
     def check_final(self, st: CaylusState) -> None:
-        """Final PP = in-game PP + the §2.8 bonuses; the game is over with nothing awaited."""
+        """Final PP = in-game PP + the bonuses; the game is over with nothing awaited."""
         if st.phase != 8:
             self.fail("game not over")
         for p in st.players:

@@ -1,4 +1,4 @@
-"""The rulebook's worked examples (spec §8) as given / when / then, with the exact numbers.
+"""The rulebook's worked examples as given / when / then, with the exact numbers.
 
 Colours: Blue 0, Green 1, Orange 2, Red 3. 4 players and full favours unless stated.
 """

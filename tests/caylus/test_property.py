@@ -3,7 +3,7 @@
 On sampled decisions every listed command must be accepted by `decide` (on the unchanged
 state), a broad universe of other commands (other targets, tiles, cubes, rows, deltas, the
 wrong command kind, another seat) must be refused with a RuleError and nothing else, and the
-§9 invariants hold after every event. Replaying the events reproduces the final state.
+invariants hold after every event. Replaying the events reproduces the final state.
 """
 
 from __future__ import annotations

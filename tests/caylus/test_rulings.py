@@ -1,4 +1,4 @@
-"""Rulings (spec §7) and options not covered by the worked examples."""
+"""Rulings and options not covered by the worked examples."""
 
 from __future__ import annotations
 

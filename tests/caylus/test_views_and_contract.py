@@ -1,6 +1,6 @@
 """Views, redaction, options and contract surface of the Caylus package.
 
-Caylus has no hidden information (spec §6): every seat and spectators get the same view (only
+Caylus has no hidden information: every seat and spectators get the same view (only
 `viewer` differs), events are never redacted, and the only randomness (turn order, neutral
 tiles) is written in the set-up events.
 """

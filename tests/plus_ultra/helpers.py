@@ -1,4 +1,4 @@
-"""Given-state builders for the scenario tests: a real set-up, then the spec's "given"."""
+"""Given-state builders for the scenario tests: a real set-up, then the scenario's "given"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The spec's §11 invariants, checked after every event of the property games."""
+"""The spec's invariants, checked after every event of the property games."""
 
 from __future__ import annotations
 

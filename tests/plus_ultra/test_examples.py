@@ -1,4 +1,4 @@
-"""The spec's worked examples (§10) as given / when / then, with the exact numbers."""
+"""The spec's worked examples as given / when / then, with the exact numbers."""
 
 from __future__ import annotations
 

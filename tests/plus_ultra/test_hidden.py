@@ -1,4 +1,4 @@
-"""Hidden information (§7): no view, redacted event or error shows a hidden value to a viewer
+"""Hidden information: no view, redacted event or error shows a hidden value to a viewer
 who may not see it yet."""
 
 from __future__ import annotations

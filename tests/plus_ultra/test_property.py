@@ -1,5 +1,5 @@
 """Random bots play complete games for every player count: every listed command is accepted,
-mutated ones are refused with a RuleError (never another exception), and the §11 invariants
+mutated ones are refused with a RuleError (never another exception), and the invariants
 hold after every event."""
 
 from __future__ import annotations

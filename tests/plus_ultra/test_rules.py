@@ -1,4 +1,4 @@
-"""Targeted rulings (§4, §5, §9) beyond the worked examples."""
+"""Targeted rulings beyond the worked examples."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_end_round_needs_a_character_and_ends_by_itself() -> None:
 
 
 def test_a_lone_pass_character_is_applied_by_the_engine() -> None:
-    """§4: only seats with a real choice are asked. In round 2, seat 1 holds only the Viceroy
+    """only seats with a real choice are asked. In round 2, seat 1 holds only the Viceroy
     unused, with 0 ducats (no house, no capture), no natives in sight, no bull, no estate and
     its common action spent: passing is its one legal command, so it is not awaited."""
     st = fresh(2)

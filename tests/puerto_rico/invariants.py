@@ -1,4 +1,4 @@
-"""Spec §11 invariants, checked after every event of the property games."""
+"""Spec invariants, checked after every event of the property games."""
 
 from __future__ import annotations
 

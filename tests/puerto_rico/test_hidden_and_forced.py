@@ -1,5 +1,5 @@
 # ruff: noqa: B023  (the callbacks run synchronously inside play, within the loop body)
-"""Hidden information (§7, R24) and the `auto_forced` option (§4.0)."""
+"""Hidden information (R24) and the `auto_forced` option."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 # ruff: noqa: B023  (the callbacks run synchronously inside play, within the loop body)
 """Property test: random bots play complete games for 2-5 players, with and without the
 expansion. Every listed command is accepted; mutated commands are refused with a RuleError
-(or, if accepted, were listed); the §11 invariants hold after every event; replay reproduces
+(or, if accepted, were listed); the invariants hold after every event; replay reproduces
 the final state."""
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def test_random_games(n: int, expansion: str, auto: bool) -> None:
 
 @pytest.mark.parametrize("expansion", ["none", "new-buildings"])
 def test_rerunning_commands_reproduces_events(expansion: str) -> None:
-    """§11.13: the recorded commands with the seed reproduce every event."""
+    """the recorded commands with the seed reproduce every event."""
     from domain.randomness import rng_for
 
     label = f"puerto-rico/rerun/{expansion}"

@@ -1,4 +1,4 @@
-"""Spec §10 worked examples as given/when/then tests, with the exact numbers."""
+"""Spec worked examples as given/when/then tests, with the exact numbers."""
 
 from __future__ import annotations
 
@@ -393,7 +393,7 @@ def test_s19_storehouse_and_large_warehouse() -> None:
     s.phase, s.step, s.actor, s.chooser = "captain", "store", 0, 0
     legal = GAME.legal_commands(s, 0)
     assert C.Store(keep={"corn": 5, "indigo": 2, "sugar": 4, "coffee": 2}) in legal
-    # §4.7: a keep is legal when no single barrel could be added (local maximality, R22)
+    # a keep is legal when no single barrel could be added (local maximality, R22)
     assert C.Store(keep={"corn": 5, "indigo": 3, "sugar": 4, "coffee": 1}) in legal
     with pytest.raises(RuleError):
         GAME.decide(s, 0, C.Store(keep={"corn": 5, "sugar": 4, "indigo": 3}), None)
@@ -814,7 +814,7 @@ def test_vp_pool_5p_option() -> None:
     ],
 )
 def test_options_that_cannot_apply_are_refused(seats: int, options: Any, code: str) -> None:
-    """§1.3: the forest house and the library exist only with the expansion (R5, R20, R21),
+    """the forest house and the library exist only with the expansion (R5, R20, R21),
     the once-per-round library only with 2 players (R21), the 126-chip pool only with 5."""
     with pytest.raises(RuleError) as exc:
         GAME.validate_options(GAME.options_type(**options), seats)

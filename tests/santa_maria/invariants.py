@@ -1,4 +1,4 @@
-"""The spec's invariants (§8), checked after every event of a property-test game."""
+"""The spec's invariants, checked after every event of a property-test game."""
 
 from __future__ import annotations
 

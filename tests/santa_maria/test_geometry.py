@@ -1,4 +1,4 @@
-"""Tile placement (§2.4, R15) and line activation (§4.5, R22)."""
+"""Tile placement (R15) and line activation (R22)."""
 
 from __future__ import annotations
 

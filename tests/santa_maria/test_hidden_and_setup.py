@@ -1,4 +1,4 @@
-"""Hidden information (§5): stack orders never reach a seat before the end. Set-up (§3)."""
+"""Hidden information: stack orders never reach a seat before the end. Set-up."""
 
 from __future__ import annotations
 

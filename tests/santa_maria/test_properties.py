@@ -2,7 +2,7 @@
 
 On each decision: every listed command is accepted by `decide` (sampled decisions), random
 and mutated commands are accepted exactly when listed and otherwise refused with RuleError,
-and `decide` never mutates its state. After every event: the invariants of spec §8."""
+and `decide` never mutates its state. After every event: the invariants ."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ ENC = msgspec.json.Encoder()
 
 
 def key(c: Any) -> bytes:
-    """Command identity: gold_for is a multiset (spec §9)."""
+    """Command identity: gold_for is a multiset."""
     if isinstance(c, (cmd.Expand, cmd.Ship)) and c.gold_for:
         c = msgspec.structs.replace(
             c, gold_for=sorted(c.gold_for, key=lambda k: data.SORT_ORDER.get(k, 9))

@@ -1,4 +1,4 @@
-"""Targeted rulings (§4, §6) as given/when/then slices."""
+"""Targeted rulings as given/when/then slices."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def _dock_first(s, tile: str) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_rs4_ship_pays_its_own_income_in_the_same_retire() -> None:
-    """§4.7: the space's action runs first, then income is paid for every tile in port,
+    """the space's action runs first, then income is paid for every tile in port,
     so a tile shipped by RS4 pays its dock's income at once (the issue's repro)."""
     s = given(["hacienda", "puerto"])
     anna = s.players[0]

@@ -1,0 +1,190 @@
+"""Each game's types as JSON Schema: `GET /v1/game-types/{game}`, and the per-game components
+of the OpenAPI document (so that a generated client types a Puerto Rico move).
+
+The schemas come from msgspec (the same types that decode and validate every move), with
+each game's component names prefixed by the game (`PuertoRicoChooseRole`): two games may
+both have a `Pass`. A game's commands and events are tagged unions on `type`; the tag is
+declared a `const`, which generated clients fill in by themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import msgspec
+from litestar import Request, get
+from litestar.openapi.plugins import (
+    JsonRenderPlugin,
+    OpenAPIRenderPlugin,
+    RedocRenderPlugin,
+    ScalarRenderPlugin,
+    SwaggerRenderPlugin,
+    YamlRenderPlugin,
+)
+from litestar.params import FromPath
+
+from api.errors import documented
+from domain.contract import Game
+from domain.registry import GAMES
+from service.errors import NotFound
+
+PARTS = ("options", "command", "view", "event")
+OPENAPI_REF = "#/components/schemas/"
+DEFS_REF = "#/$defs/"
+
+
+def prefix(game: Game[Any, Any]) -> str:
+    """ "puerto-rico" -> "PuertoRico": the game's component names start with it."""
+    return "".join(w.capitalize() for w in re.split(r"[^A-Za-z0-9]+", game.name) if w)
+
+
+def view_type(game: Game[Any, Any]) -> type:
+    """The game's view Struct (the contract names no type for it: asked of an empty table)."""
+    return type(game.view(game.initial(game.options_type(), game.min_players), None))
+
+
+@cache
+def _schemas(name: str, ref: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """({part: schema}, {component: schema}) of one game, its references under `ref`."""
+    game = GAMES[name]
+    types = [game.options_type, game.command_type, view_type(game), game.event_type]
+    roots, defs = msgspec.json.schema_components(types, ref_template="\0{name}")
+    p = prefix(game)
+    names = {n: _name(p, n) for n in defs}
+    # Each part gets a component of its own name (`PuertoRicoCommand`), the unions included.
+    parts: dict[str, Any] = {}
+    for part, root in zip(PARTS, roots, strict=True):
+        own = p + part.capitalize()
+        if "$ref" in root:
+            own = names[root["$ref"][1:]]
+        else:
+            defs[own] = root | {"title": own}
+            names[own] = own
+        parts[part] = {"$ref": ref + own}
+    components = {names[n]: _rewrite(s, names, ref) | {"title": names[n]} for n, s in defs.items()}
+    return parts, dict(sorted(components.items()))
+
+
+def _name(prefix: str, name: str) -> str:
+    """A component's name: the game's prefix, then the type's name ("CastleDone"), which
+    msgspec qualifies when two of the game's types share it ("domain.caylus.events.CastleDone"
+    -> "CastleDoneEvent")."""
+    if "." in name:
+        *_, module, name = name.split(".")
+        name += module.removesuffix("s").capitalize()
+    return name if name.startswith(prefix) else prefix + name
+
+
+def _rewrite(schema: Any, names: dict[str, str], ref: str) -> Any:
+    """References renamed and placed under `ref`; a union member's tag made a `const`."""
+    if isinstance(schema, list):
+        return [_rewrite(s, names, ref) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _rewrite(v, names, ref) for k, v in schema.items()}
+    if isinstance(out.get("$ref"), str) and out["$ref"].startswith("\0"):
+        out["$ref"] = ref + names[out["$ref"][1:]]
+    if "mapping" in out:  # a discriminator's: tag -> component
+        out["mapping"] = {t: ref + names[r[1:]] for t, r in out["mapping"].items()}
+    tag = out.get("properties", {}).get("type")
+    if isinstance(tag, dict) and len(tag.get("enum", ())) == 1:
+        value = tag["enum"][0]
+        out["properties"]["type"] = {"type": "string", "const": value, "default": value}
+    return out
+
+
+class GameTypeSchemas(msgspec.Struct, kw_only=True):
+    """A game's types as one JSON Schema document: `options`, `command`, `view` and `event`
+    refer into `$defs`."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: dict[str, str]
+    command: dict[str, str]
+    view: dict[str, str]
+    event: dict[str, str]
+    defs: dict[str, dict[str, Any]] = msgspec.field(name="$defs")
+
+
+def game_schema(name: str) -> GameTypeSchemas:
+    """The body of `GET /v1/game-types/{game}`."""
+    game = GAMES[name]
+    parts, defs = _schemas(name, DEFS_REF)
+    return GameTypeSchemas(
+        name=game.name,
+        title=game.title,
+        min_players=game.min_players,
+        max_players=game.max_players,
+        defs=defs,
+        **parts,
+    )
+
+
+@get(
+    "/v1/game-types/{game:str}",
+    operation_id="getGameType",
+    tags=["games"],
+    sync_to_thread=False,
+    responses=documented(400, 404),
+    description=(
+        "The game's options, commands (the bodies of `move` in POST .../moves), view and "
+        "events as JSON Schema: `options`, `command`, `view` and `event` refer into `$defs`, "
+        "whose names are those of the OpenAPI document's components (`PuertoRicoCommand`)."
+    ),
+)
+def get_game_type(game: FromPath[str]) -> GameTypeSchemas:
+    if game not in GAMES:
+        raise NotFound("unknown_game", f"no game named {game!r}; see /v1/game-types")
+    return game_schema(game)
+
+
+# ---- the OpenAPI document -------------------------------------------------------------------
+
+
+def typed(document: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI document with every game's components, a move typed as any game's
+    command and a legal move likewise (the litestar document types them as plain objects,
+    since the API decodes them per game)."""
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    commands = []
+    for name in sorted(GAMES):
+        parts, components = _schemas(name, OPENAPI_REF)
+        schemas.update(components)
+        commands.append(parts["command"])
+    command = {
+        "anyOf": commands,
+        "description": "A command of the game played (GET /v1/game-types/{game}): exactly "
+        "one of its legal moves.",
+    }
+    if "MoveRequest" in schemas:
+        schemas["MoveRequest"]["properties"]["move"] = command
+    if "LegalMoves" in schemas:
+        schemas["LegalMoves"]["properties"]["moves"] = {"type": "array", "items": command}
+    document["components"]["schemas"] = dict(sorted(schemas.items()))
+    return document
+
+
+class Typed(OpenAPIRenderPlugin):
+    """A render plugin that serves `typed(document)` through another one, so that `/schema`
+    serves what `openapi/openapi.json` holds."""
+
+    def __init__(self, inner: OpenAPIRenderPlugin) -> None:
+        super().__init__(path=list(inner.paths), media_type=inner.media_type)
+        self.inner = inner
+        self._document: dict[str, Any] | None = None
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        if self._document is None:
+            self._document = typed(msgspec.to_builtins(openapi_schema))
+        return self.inner.render(request, self._document)
+
+
+def renderers() -> list[OpenAPIRenderPlugin]:
+    """`/schema` (Scalar, interactive), `/schema/swagger`, `/schema/redoc`,
+    `/schema/openapi.json` and `/schema/openapi.yaml`, all of the typed document."""
+    inner = [ScalarRenderPlugin(), SwaggerRenderPlugin(), RedocRenderPlugin()]
+    return [Typed(p) for p in (*inner, JsonRenderPlugin(), YamlRenderPlugin())]

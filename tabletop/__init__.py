@@ -1,0 +1,1 @@
+"""Tabletop for programs that play: `tabletop.client` (a typed HTTP client of API v1)."""

@@ -1,0 +1,114 @@
+"""`tabletop.client` and `tabletop bot` against a live server on Postgres: a bot written
+against the client plays Santa Maria to the end (as the README shows one), the runner serves
+a player's games from its stream with each kind of policy, and the client's typed answers
+and refusals."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+from api.bot_runner import Planner, PolicyError, Runner, Turn, policy_named
+from domain.caylus.commands import Pass as CaylusPass
+from service.settings import Settings
+from tabletop.client import ApiError, Client, commands
+from tests.conftest import LiveServer
+
+
+@pytest.fixture
+def server(pg_settings: Settings) -> Iterator[str]:
+    with LiveServer(pg_settings) as live:
+        yield live.url
+
+
+def first_legal(turn: Turn) -> Any:
+    """A `module:function` policy: the first legal move."""
+    return turn.legal[0]
+
+
+def test_a_bot_written_against_the_client_plays_santa_maria_to_the_end(server: str) -> None:
+    with Client(server) as api:
+        me = api.register("bot-author")
+        game = api.create_game("santa-maria", 2, seat=0, bots={1: "random"})
+        assert game.your_seat == 0 and game.status == "active"
+        moves = 0
+        while (game := api.game(game.id)).status == "active":
+            legal = api.legal_moves(game.id)
+            if legal.moves:
+                typed = commands(game.game, legal.moves)
+                assert all(type(c).__module__ == "domain.santa_maria.commands" for c in typed)
+                api.move(game.id, legal.version, typed[-1])
+                moves += 1
+        assert game.status == "finished" and game.result is not None and moves > 10
+        assert api.audit(game.id).verified
+        lines = api.export(game.id)
+        assert lines[0]["format"] == "tabletop-game/1" and "seed" in lines[-1]
+        # The footer reads every event for a spectator, outside the hashed lines.
+        assert len(lines[-1]["text"]) == len(lines) - 2 and all(lines[-1]["text"])
+        assert lines[-1]["text"][0].startswith("Game of santa-maria created")
+        assert all(e.text for e in api.events(game.id).events)
+        assert game.seats[0].player == me.id
+
+
+def test_the_client_raises_refusals_with_their_codes(server: str) -> None:
+    with Client(server) as api:
+        api.register("refused")
+        game = api.create_game("caylus", 2, seat=0, bots={1: "random"})
+        legal = api.legal_moves(game.id)
+        with pytest.raises(ApiError) as stale:
+            api.move(game.id, legal.version - 1, legal.moves[0])
+        assert stale.value.status == 409 and stale.value.code == "version_conflict"
+        assert stale.value.version == legal.version
+        with pytest.raises(ApiError) as unknown:
+            api.game_type("chess")
+        assert (unknown.value.status, unknown.value.code) == (404, "unknown_game")
+        schema = api.game_type("caylus")
+        assert schema.command == {"$ref": "#/$defs/CaylusCommand"}
+        assert "CaylusPass" in schema.defs
+        typed = commands("caylus", legal.moves)
+        assert typed and all(type(c).__module__ == "domain.caylus.commands" for c in typed)
+        assert msgspec.to_builtins(CaylusPass()) == {"type": "pass"}
+
+
+def _serve(server: str, key: str, spec: str, games: int) -> Runner:
+    client = Client(server, key)
+    runner = Runner(client, policy_named(spec, client), seed=7)
+    thread = threading.Thread(target=runner.run, args=(lambda r: r.finished >= games,))
+    thread.start()
+    thread.join(240)
+    client.close()
+    assert not thread.is_alive(), f"the runner did not finish {games} games"
+    return runner
+
+
+@pytest.mark.parametrize(
+    ("game", "spec"),
+    [
+        ("santa-maria", "random"),
+        ("puerto-rico", "tests.docs.test_client_and_bot:first_legal"),
+        ("caylus", "greedy"),
+    ],
+)
+def test_the_runner_plays_every_game_its_player_sits_in(server: str, game: str, spec: str) -> None:
+    with Client(server) as api:
+        api.register("runner")
+        made = [api.create_game(game, 2, seat=0, bots={1: "random"}).id for _ in range(2)]
+        runner = _serve(server, api.key or "", spec, games=2)
+        assert runner.served == set(made)
+        for game_id in made:
+            assert api.game(game_id).status == "finished"
+
+
+def test_planning_policies_refuse_a_game_that_hides_the_state(server: str) -> None:
+    with Client(server) as api:
+        api.register("planner")
+        game = api.create_game("puerto-rico", 2, seat=0, bots={1: "random"})
+        runner = Runner(api, Planner("greedy", api), seed=1)
+        with pytest.raises(PolicyError, match="hides"):
+            runner.play(game.id)
+        with pytest.raises(PolicyError, match="no policy"):
+            policy_named("tests.docs.nowhere:policy", api)
