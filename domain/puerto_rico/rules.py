@@ -1238,7 +1238,7 @@ AFTER_WINDOW = {
 
 # ============================================================================ dispatch
 
-# Each step's commands, in order: a list, or an iterator where a single choice (§4.0) is often
+# Each step's commands, in order: a list, or an iterator where a single choice is often
 # known after two of them (`_advance` takes no more).
 LEGAL: dict[str, Callable[[State, int], Iterable[Any]]] = {
     "draft_building": _legal_draft,
