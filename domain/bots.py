@@ -14,14 +14,22 @@ import random
 from typing import Any
 
 from domain.contract import Bot, Game, SeatInfo, random_bot
-from domain.search import Budget, search
+from domain.search import Budget, Evaluation, search
 
 MCTS = "mcts"
-DEFAULT_PLAYOUTS = 32  # a few seconds per decision at most with greedy rollouts
+DEFAULT_PLAYOUTS = 16  # with rollouts cut at the game's horizon: a few hundred ms per decision
 MAX_PLAYOUTS = 2_000  # the server maximum per decision
 MAX_MS = 10_000  # the server maximum thinking time per decision (a time budget)
 ROLLOUTS = ("greedy", "random")
-_KEYS = {"playouts": "playouts", "p": "playouts", "ms": "ms", "rollout": "rollout", "r": "rollout"}
+_KEYS = {
+    "playouts": "playouts",
+    "p": "playouts",
+    "ms": "ms",
+    "rollout": "rollout",
+    "r": "rollout",
+    "horizon": "horizon",
+    "h": "horizon",
+}
 
 
 class BotSpecError(Exception):
@@ -62,15 +70,20 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
                 raise BotSpecError("invalid_bot", f"rollout is one of {', '.join(ROLLOUTS)}")
             values[field] = raw
             continue
-        if not raw.isdigit() or int(raw) < 1:
-            raise BotSpecError("invalid_bot", f"{field} is a whole number from 1, not {raw!r}")
+        least = 0 if field == "horizon" else 1
+        if not raw.isdigit() or int(raw) < least:
+            raise BotSpecError(
+                "invalid_bot", f"{field} is a whole number from {least}, not {raw!r}"
+            )
         values[field] = int(raw)
+    evaluation: Evaluation | None = getattr(game, "evaluation", None)
     if "ms" in values and "playouts" not in values:
         values["playouts"] = MAX_PLAYOUTS  # the clock decides
     budget = Budget(
         playouts=values.get("playouts", DEFAULT_PLAYOUTS),
         ms=values.get("ms"),
         rollout=values.get("rollout", "greedy" if "greedy" in game.bots else "random"),
+        horizon=values.get("horizon", None if evaluation is None else evaluation.horizon),
     )
     if budget.playouts > MAX_PLAYOUTS:
         raise BotSpecError(
