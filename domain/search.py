@@ -1,19 +1,32 @@
 """Information-set Monte Carlo tree search, for every game (single-observer ISMCTS: Cowling,
 Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
 
-Each playout draws a determinization from the seat's information (`SeatInfo.sample`, that is
-`game.sample_hidden`: the bot never holds the true state), walks one tree shared by all
-determinizations with UCT, adds one node, and plays the game to its end with the rollout
-policy: `random`, or `greedy` (the game's `rollout_bot` when it supplies one, a faster greedy;
-else its `greedy` bot). Tree nodes are keyed by (seat, command), so one node gathers every
-determinization in which that move was legal; selection counts how often a child was
-*available* instead of how often its parent was visited (the ISMCTS form of UCB1).
+Each playout takes a determinization drawn from the seat's information (`SeatInfo.sample`,
+that is `game.sample_hidden`: the bot never holds the true state), walks one tree shared by
+all determinizations with UCT, adds one node, and plays on with the rollout policy: `random`,
+or `greedy` (the game's `rollout_bot` when it supplies one, a faster greedy; else its `greedy`
+bot). Tree nodes are keyed by (seat, command), so one node gathers every determinization in
+which that move was legal; selection counts how often a child was *available* instead of how
+often its parent was visited (the ISMCTS form of UCB1).
 
-For small budgets the tree widens progressively: a node may have `1 + sqrt(visits / 2)`
-children, the first one being the `prior` policy's choice there (the game's `greedy` bot for
-greedy rollouts). So a few playouts already check the greedy move against an alternative or
-two by playing each to the end, and the greedy move stands unless an alternative earns more
-visits. The tree's other seats start from the same prior: it expects greedy opponents first.
+Playouts are few (a rollout costs milliseconds a move in these rules), so the search spends
+them where they tell most:
+
+- **Cut rollouts.** A game that offers an `Evaluation` (each seat's estimated final score)
+  stops each rollout `horizon` moves after the tree and scores the position by each seat's
+  estimated margin over the best other seat. Playing to the end costs a hundred moves or more
+  and mostly measures the noise of the far future; the horizon (the game's, or `h=` in the
+  bot spec) covers the consequences of a move: the other seats' answers to a role, the
+  production after a placement.
+- **Common random numbers.** The playouts share a few determinizations (the square root of
+  the budget), each with its own chance stream for the rules and the bots, so two moves tried
+  in the same world meet the same hidden draws and dice: their difference is the moves', not
+  the luck's.
+- **Greedy first.** A node may have `1 + sqrt(visits / 2)` children (progressive widening).
+  At the root the first is the `prior`'s choice (the game's `greedy` bot), then the moves that
+  look best one step ahead (by the estimated margin); deeper, the rollout policy's move first.
+  So the greedy move stands unless an alternative earns more visits: the search verifies
+  greedy's best candidates with the other seats' answers instead of wandering among them all.
 
 A search is deterministic for a given `rng` and a playout budget. A time budget (`ms`) stops
 on the clock, so it is not reproducible: the recorded command, not the bot, is what replays
