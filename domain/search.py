@@ -54,10 +54,13 @@ MAX_ROLLOUT_MOVES = 5_000  # a safety net: every game ends far sooner
 class Evaluation(NamedTuple):
     """What a game offers the search to stop its rollouts short of the end: `estimate(state)`,
     each seat's expected final score, and the `horizon` its `mcts` bot uses by default (the
-    moves a rollout plays before the estimate)."""
+    moves a rollout plays before the estimate). `settled(legal)` tells the decisions whose
+    worth shows only beyond any affordable horizon (a draft whose cards act a whole turn
+    later): there the prior's choice stands, unsearched."""
 
     estimate: Callable[[Any], list[float]]
     horizon: int
+    settled: Callable[[list[Any]], bool] | None = None
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
@@ -134,10 +137,12 @@ def search(
     legal = info.legal
     if len(legal) == 1:
         return legal[0]
+    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    if evaluation is not None and evaluation.settled is not None and evaluation.settled(legal):
+        return first_choice(game, info, rng)
     root = _Node()
     worlds: list[tuple[Any, int]] = []  # determinizations, each with its chance seed
     count = max(1, math.isqrt(budget.playouts))
-    evaluation: Evaluation | None = getattr(game, "evaluation", None)
     deadline = None if budget.ms is None else clock() + budget.ms / 1000
     done = 0
     while done < budget.playouts:

@@ -147,4 +147,10 @@ def evaluate(st: State) -> list[float]:
     return [estimate(st, seat) for seat in range(st.n)]
 
 
-EVALUATION = Evaluation(evaluate, horizon=8)
+def settled(legal: list[Any]) -> bool:
+    """The draft and the war's commitments pay off a whole turn later, beyond the search's
+    horizon: there `greedy`'s own rules decide."""
+    return isinstance(legal[0], (C.PickCharacter, C.CommitTercios, C.ReactivateTercios))
+
+
+EVALUATION = Evaluation(evaluate, horizon=8, settled=settled)
