@@ -87,10 +87,10 @@ def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
 
 
 def rollout(game: Any, info: SeatInfo, rng: random.Random) -> Any:
-    """The search's rollout policy: `greedy` settling no pending decision ahead, trying one
-    placement per tile and a random sample of the candidates (many times faster; it only has
-    to play a game out plausibly)."""
-    return _greedy(game, info, rng, 0, 1, ROLLOUT_SAMPLE)
+    """The search's rollout policy: `greedy` settling one pending decision ahead instead of
+    three, trying one placement per tile and a random sample of the candidates (about three
+    times faster; settling nothing ahead made it play a game out at half greedy's score)."""
+    return _greedy(game, info, rng, 1, 1, ROLLOUT_SAMPLE)
 
 
 def _greedy(
