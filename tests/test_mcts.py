@@ -139,9 +139,12 @@ def test_rollouts_stop_at_the_horizon(name: str) -> None:
     from domain.search import search
 
     game: Game[Any, Any] = GAMES[name]
+    settled = game.evaluation.settled or (lambda legal: False)  # type: ignore[attr-defined]
     seed = game_seeds(f"mcts-horizon/{name}", 1)[0]
     state, seat = next(
-        (s, t) for s, t in positions(game, 4, seed, 0.1) if len(game.legal_commands(s, t)) > 1
+        (s, t)
+        for s, t in positions(game, 4, seed, 0.1)
+        if len(game.legal_commands(s, t)) > 1 and not settled(game.legal_commands(s, t))
     )
     calls = []
 
@@ -159,6 +162,41 @@ def test_rollouts_stop_at_the_horizon(name: str) -> None:
     assert moves(3) <= 6 * (3 + 1)
     assert moves(0) <= 6
     assert moves(None) > 6 * (3 + 1)
+
+
+def test_settled_decisions_are_left_to_the_prior() -> None:
+    """Plus Ultra's draft pays off beyond the horizon: the search returns greedy's pick
+    without a playout, and still searches the actions."""
+    from domain.plus_ultra import commands as C
+    from domain.search import search
+
+    game: Game[Any, Any] = GAMES["plus-ultra"]
+    settled = game.evaluation.settled  # type: ignore[attr-defined]
+    seed = game_seeds("mcts-settled", 1)[0]
+    calls = []
+
+    def counted(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+        calls.append(1)
+        return rng.choice(info.legal)
+
+    greedy = game.bots["greedy"]
+    budget = Budget(playouts=4, rollout="random", horizon=2)
+    seen = set()
+    for state, seat in positions(game, 4, seed, 0.5):
+        legal = game.legal_commands(state, seat)
+        assert settled(legal) or not isinstance(legal[0], C.PickCharacter)
+        if len(legal) < 2 or settled(legal) in seen:
+            continue
+        seen.add(settled(legal))
+        calls.clear()
+        info = SeatInfo.of(game, state, seat)
+        chosen = search(game, info, random.Random(5), budget, counted, greedy)
+        if settled(legal):
+            assert chosen == greedy(game, SeatInfo.of(game, state, seat), random.Random(5))
+            assert not calls
+        else:
+            assert calls
+    assert seen == {True, False}
 
 
 @pytest.mark.parametrize("name", SEARCHABLE)
