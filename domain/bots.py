@@ -3,9 +3,10 @@ that reads a bot spec and refuses a bad one.
 
 A spec is a bot name: `random` (every game), a game's own bots (`greedy`), or `mcts`
 (information-set Monte Carlo tree search, domain/search.py) with an optional budget after a
-colon: `mcts`, `mcts:playouts=400`, `mcts:playouts=200,rollout=random`, `mcts:ms=500`. Short
-keys fit the API's 32-character bot names: `p` (playouts), `r` (rollout). A spec asking for
-more than the server maximum is refused, never trimmed.
+colon: `mcts`, `mcts:playouts=400`, `mcts:playouts=200,rollout=random`, `mcts:ms=500`,
+`mcts:horizon=12` (rollout moves before the game's estimate; `end` plays every rollout out).
+Short keys fit the API's 32-character bot names: `p` (playouts), `r` (rollout), `h`
+(horizon). A spec asking for more than the server maximum is refused, never trimmed.
 """
 
 from __future__ import annotations
@@ -14,14 +15,23 @@ import random
 from typing import Any
 
 from domain.contract import Bot, Game, SeatInfo, random_bot
-from domain.search import Budget, search
+from domain.search import Budget, Evaluation, search
 
 MCTS = "mcts"
-DEFAULT_PLAYOUTS = 32  # a few seconds per decision at most with greedy rollouts
+DEFAULT_PLAYOUTS = 16  # with rollouts cut at the game's horizon: a few hundred ms per decision
+END = "end"  # the horizon of rollouts played to the end of the game
 MAX_PLAYOUTS = 2_000  # the server maximum per decision
 MAX_MS = 10_000  # the server maximum thinking time per decision (a time budget)
 ROLLOUTS = ("greedy", "random")
-_KEYS = {"playouts": "playouts", "p": "playouts", "ms": "ms", "rollout": "rollout", "r": "rollout"}
+_KEYS = {
+    "playouts": "playouts",
+    "p": "playouts",
+    "ms": "ms",
+    "rollout": "rollout",
+    "r": "rollout",
+    "horizon": "horizon",
+    "h": "horizon",
+}
 
 
 class BotSpecError(Exception):
@@ -54,23 +64,32 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
         if field is None or not eq or field in values:
             raise BotSpecError(
                 "invalid_bot",
-                f"bad mcts parameter {item!r}: use playouts (p), ms or rollout (r), once each",
+                f"bad mcts parameter {item!r}: use playouts (p), ms, rollout (r) or horizon (h),"
+                " once each",
             )
         raw = raw.strip()
+        if field == "horizon" and raw == END:
+            values[field] = None
+            continue
         if field == "rollout":
             if raw not in ROLLOUTS or (raw != "random" and raw not in game.bots):
                 raise BotSpecError("invalid_bot", f"rollout is one of {', '.join(ROLLOUTS)}")
             values[field] = raw
             continue
-        if not raw.isdigit() or int(raw) < 1:
-            raise BotSpecError("invalid_bot", f"{field} is a whole number from 1, not {raw!r}")
+        least = 0 if field == "horizon" else 1
+        if not raw.isdigit() or int(raw) < least:
+            raise BotSpecError(
+                "invalid_bot", f"{field} is a whole number from {least}, not {raw!r}"
+            )
         values[field] = int(raw)
+    evaluation: Evaluation | None = getattr(game, "evaluation", None)
     if "ms" in values and "playouts" not in values:
         values["playouts"] = MAX_PLAYOUTS  # the clock decides
     budget = Budget(
         playouts=values.get("playouts", DEFAULT_PLAYOUTS),
         ms=values.get("ms"),
         rollout=values.get("rollout", "greedy" if "greedy" in game.bots else "random"),
+        horizon=values.get("horizon", None if evaluation is None else evaluation.horizon),
     )
     if budget.playouts > MAX_PLAYOUTS:
         raise BotSpecError(
@@ -86,7 +105,7 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
 
 def mcts_bot(game: Game[Any, Any], budget: Budget) -> Bot:
     """`greedy` rollouts use the game's `rollout_bot` when it has one (a faster greedy) and its
-    `greedy` bot otherwise; the tree's first expansions always use `greedy`."""
+    `greedy` bot otherwise; the root's first move is always `greedy`'s."""
     if budget.rollout == "random":
         prior: Bot = random_bot
         policy: Bot = random_bot

@@ -1,19 +1,32 @@
 """Information-set Monte Carlo tree search, for every game (single-observer ISMCTS: Cowling,
 Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
 
-Each playout draws a determinization from the seat's information (`SeatInfo.sample`, that is
-`game.sample_hidden`: the bot never holds the true state), walks one tree shared by all
-determinizations with UCT, adds one node, and plays the game to its end with the rollout
-policy: `random`, or `greedy` (the game's `rollout_bot` when it supplies one, a faster greedy;
-else its `greedy` bot). Tree nodes are keyed by (seat, command), so one node gathers every
-determinization in which that move was legal; selection counts how often a child was
-*available* instead of how often its parent was visited (the ISMCTS form of UCB1).
+Each playout takes a determinization drawn from the seat's information (`SeatInfo.sample`,
+that is `game.sample_hidden`: the bot never holds the true state), walks one tree shared by
+all determinizations with UCT, adds one node, and plays on with the rollout policy: `random`,
+or `greedy` (the game's `rollout_bot` when it supplies one, a faster greedy; else its `greedy`
+bot). Tree nodes are keyed by (seat, command), so one node gathers every determinization in
+which that move was legal; selection counts how often a child was *available* instead of how
+often its parent was visited (the ISMCTS form of UCB1).
 
-For small budgets the tree widens progressively: a node may have `1 + sqrt(visits / 2)`
-children, the first one being the `prior` policy's choice there (the game's `greedy` bot for
-greedy rollouts). So a few playouts already check the greedy move against an alternative or
-two by playing each to the end, and the greedy move stands unless an alternative earns more
-visits. The tree's other seats start from the same prior: it expects greedy opponents first.
+Playouts are few (a rollout costs milliseconds a move in these rules), so the search spends
+them where they tell most:
+
+- **Cut rollouts.** A game that offers an `Evaluation` (each seat's estimated final score)
+  stops each rollout `horizon` moves after the tree and scores the position by each seat's
+  estimated margin over the best other seat. Playing to the end costs a hundred moves or more
+  and mostly measures the noise of the far future; the horizon (the game's, or `h=` in the
+  bot spec) covers the consequences of a move: the other seats' answers to a role, the
+  production after a placement.
+- **Common random numbers.** The playouts share a few determinizations (the square root of
+  the budget), each with its own chance stream for the rules and the bots, so two moves tried
+  in the same world meet the same hidden draws and dice: their difference is the moves', not
+  the luck's.
+- **Greedy first.** A node may have `1 + sqrt(visits / 2)` children (progressive widening).
+  At the root the first is the `prior`'s choice (the game's `greedy` bot), then the moves that
+  look best one step ahead (by the estimated margin); deeper, the rollout policy's move first.
+  So the greedy move stands unless an alternative earns more visits: the search verifies
+  greedy's best candidates with the other seats' answers instead of wandering among them all.
 
 A search is deterministic for a given `rng` and a playout budget. A time budget (`ms`) stops
 on the clock, so it is not reproducible: the recorded command, not the bot, is what replays
@@ -26,7 +39,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -38,37 +51,64 @@ EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
 MAX_ROLLOUT_MOVES = 5_000  # a safety net: every game ends far sooner
 
 
+class Evaluation(NamedTuple):
+    """What a game offers the search to stop its rollouts short of the end: `estimate(state)`,
+    each seat's expected final score, and the `horizon` its `mcts` bot uses by default (the
+    moves a rollout plays before the estimate). `settled(legal)` tells the decisions whose
+    worth shows only beyond any affordable horizon (a draft whose cards act a whole turn
+    later): there the prior's choice stands, unsearched."""
+
+    estimate: Callable[[Any], list[float]]
+    horizon: int
+    settled: Callable[[list[Any]], bool] | None = None
+
+
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
     """What one decision may spend: `playouts` at most, and `ms` milliseconds at most when
-    set (not reproducible: see the module docstring)."""
+    set (not reproducible: see the module docstring). A rollout stops after `horizon` moves
+    and scores the position with the game's `Evaluation` (None: play to the end)."""
 
     playouts: int
     ms: int | None = None
     rollout: str = "greedy"  # greedy | random
+    horizon: int | None = None
 
 
 class _Node:
-    __slots__ = ("avail", "children", "total", "visits")
+    __slots__ = ("avail", "children", "order", "total", "visits")
 
     def __init__(self) -> None:
         self.children: dict[bytes, _Node] = {}
         self.visits = 0
         self.total = 0.0
         self.avail = 0
+        self.order: dict[bytes, float] = {}  # a move's rank when it is expanded (low first)
 
 
 def rewards(result: Result) -> list[float]:
     """Each seat's reward in [0, 1]: its share of the win, blended with its score margin over
     the best other seat (a margin gives a few playouts a less noisy signal than wins alone)."""
-    n = len(result.scores)
     winners = result.winners
+    margins = _margins(result.scores)
+    return [
+        WIN_WEIGHT * (1.0 / len(winners) if s in winners else 0.0) + (1 - WIN_WEIGHT) * m
+        for s, m in enumerate(margins)
+    ]
+
+
+def estimated_rewards(estimates: list[float]) -> list[float]:
+    """Each seat's reward in [0, 1] for a game not over: its estimated margin over the best
+    other seat, squashed like the margin of a finished game."""
+    return _margins(estimates)
+
+
+def _margins(scores: list[float] | list[int]) -> list[float]:
+    n = len(scores)
     out = []
     for s in range(n):
-        best_other = max((result.scores[o] for o in range(n) if o != s), default=0)
-        margin = (result.scores[s] - best_other) / MARGIN_SCALE
-        squashed = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, margin))))
-        won = 1.0 / len(winners) if s in winners else 0.0
-        out.append(WIN_WEIGHT * won + (1 - WIN_WEIGHT) * squashed)
+        best_other = max((scores[o] for o in range(n) if o != s), default=0)
+        margin = (scores[s] - best_other) / MARGIN_SCALE
+        out.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, margin)))))
     return out
 
 
@@ -97,13 +137,24 @@ def search(
     legal = info.legal
     if len(legal) == 1:
         return legal[0]
+    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    if evaluation is not None and evaluation.settled is not None and evaluation.settled(legal):
+        return first_choice(game, info, rng)
     root = _Node()
+    worlds: list[tuple[Any, int]] = []  # determinizations, each with its chance seed
+    count = max(1, math.isqrt(budget.playouts))
     deadline = None if budget.ms is None else clock() + budget.ms / 1000
     done = 0
     while done < budget.playouts:
         if deadline is not None and done > 0 and clock() >= deadline:
             break
-        _playout(game, game.clone(info.sample(rng)), root, rng, policy, first_choice)
+        if len(worlds) < count:
+            worlds.append((info.sample(rng), rng.getrandbits(64)))
+        world, seed = worlds[done % count]
+        if done == 0 and evaluation is not None:
+            root.order = _one_ply(game, world, info.seat, legal, random.Random(seed), evaluation)
+        state, chance = game.clone(world), random.Random(seed)
+        _playout(game, state, root, rng, chance, policy, first_choice, budget)
         root.visits += 1
         done += 1
     # the most visited move; on a tie the rollout policy's own move (expanded first), then
@@ -121,9 +172,44 @@ def search(
     return best
 
 
+def _one_ply(
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    legal: list[Any],
+    rng: random.Random,
+    evaluation: Evaluation,
+) -> dict[bytes, float]:
+    """Each move's rank at the root: minus the seat's estimated reward right after it, so the
+    tree tries the moves that look best one step ahead right after the prior's own move."""
+    order = {}
+    for command in legal:
+        after = game.clone(state)
+        for event in game.decide(after, seat, command, rng):
+            after = game.evolve(after, event)
+        outcome = game.result(after)
+        reward = (
+            rewards(outcome)
+            if outcome is not None
+            else estimated_rewards(evaluation.estimate(after))
+        )
+        order[_key(seat, command)] = rng.random() * 1e-6 - reward[seat]
+    return order
+
+
 def _playout(
-    game: Game[Any, Any], state: Any, root: _Node, rng: random.Random, policy: Bot, prior: Bot
+    game: Game[Any, Any],
+    state: Any,
+    root: _Node,
+    rng: random.Random,
+    chance: random.Random,
+    policy: Bot,
+    prior: Bot,
+    budget: Budget,
 ) -> None:
+    """One playout in a determinization: `rng` picks among untried moves, `chance` draws
+    everything inside the world (the rules' dice and the bots' choices), so the playouts of
+    one world share their chance outcomes whichever move they try (common random numbers)."""
     path: list[tuple[_Node, int]] = []
     node = root
     expanded = False
@@ -141,9 +227,12 @@ def _playout(
                 child.avail += 1
                 present.append((child, move))
         if untried and (not present or len(node.children) < _width(node.visits)):
-            if not node.children:  # the rollout policy's move first
-                chosen = prior(game, SeatInfo.within(game, state, seat), rng)
+            if not node.children:  # the prior's move first at the root, deeper the policy's
+                first = prior if node is root else policy
+                chosen = first(game, SeatInfo.within(game, state, seat), chance)
                 key = _key(seat, chosen)
+            elif node.order:
+                key, chosen = min(untried, key=lambda item: node.order[item[0]])
             else:
                 key, chosen = untried[rng.randrange(len(untried))]
             child = _Node()
@@ -163,20 +252,25 @@ def _playout(
                 if score > best:
                     child, chosen, best = candidate, move, score
         path.append((child, seat))
-        for event in game.decide(state, seat, chosen, rng):
+        for event in game.decide(state, seat, chosen, chance):
             state = game.evolve(state, event)
         node = child
-    moves_left = MAX_ROLLOUT_MOVES
+    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    truncated = budget.horizon is not None and evaluation is not None
+    moves_left = budget.horizon if truncated and budget.horizon is not None else MAX_ROLLOUT_MOVES
     while game.result(state) is None and moves_left > 0:
         seat = game.awaiting(state)[0]
-        command = policy(game, SeatInfo.within(game, state, seat), rng)
-        for event in game.decide(state, seat, command, rng):
+        command = policy(game, SeatInfo.within(game, state, seat), chance)
+        for event in game.decide(state, seat, command, chance):
             state = game.evolve(state, event)
         moves_left -= 1
     result = game.result(state)
-    if result is None:  # pragma: no cover - no game lasts that long: nothing is learnt
+    if result is not None:
+        reward = rewards(result)
+    elif truncated and evaluation is not None:
+        reward = estimated_rewards(evaluation.estimate(state))
+    else:  # pragma: no cover - no game lasts that long: nothing is learnt
         return
-    reward = rewards(result)
     for child, seat in path:
         child.visits += 1
         child.total += reward[seat]

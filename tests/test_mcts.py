@@ -15,7 +15,7 @@ from domain import bots as B
 from domain.bots import BotSpecError, bot_names, parse_budget, resolve_bot, searchable
 from domain.contract import Game, SeatInfo
 from domain.registry import GAMES
-from domain.search import Budget, rewards
+from domain.search import Budget, estimated_rewards, rewards
 from domain.simulate import play
 from service.selfplay import duel, wilson
 from tests.conftest import all_games
@@ -27,8 +27,8 @@ SEARCHABLE = [name for name in all_games() if searchable(GAMES[name])]
 
 
 def _spec(name: str) -> str:
-    """A tiny budget; Santa Maria's greedy rollouts cost half a second each: random there."""
-    return "mcts:p=4,r=random" if name == "santa-maria" else "mcts:p=4"
+    """A tiny budget, with each game's own rollout horizon."""
+    return "mcts:p=4"
 
 
 @pytest.mark.parametrize("name", SEARCHABLE)
@@ -59,12 +59,20 @@ def test_a_game_with_an_mcts_bot_replays_to_the_same_events() -> None:
 def test_bot_specs_and_budgets() -> None:
     game: Game[Any, Any] = GAMES["caylus"]
     assert bot_names(game) == ["random", "greedy", "mcts"]
-    assert parse_budget(game, "mcts") == Budget(playouts=B.DEFAULT_PLAYOUTS, rollout="greedy")
-    assert parse_budget(game, "mcts:playouts=400,rollout=random") == Budget(
-        playouts=400, rollout="random"
+    horizon = game.evaluation.horizon  # type: ignore[attr-defined]
+    assert parse_budget(game, "mcts") == Budget(
+        playouts=B.DEFAULT_PLAYOUTS, rollout="greedy", horizon=horizon
     )
-    assert parse_budget(game, "mcts:p=7,r=greedy") == Budget(playouts=7)
-    assert parse_budget(game, "mcts:ms=250") == Budget(playouts=B.MAX_PLAYOUTS, ms=250)
+    assert parse_budget(game, "mcts:playouts=400,rollout=random") == Budget(
+        playouts=400, rollout="random", horizon=horizon
+    )
+    assert parse_budget(game, "mcts:p=7,r=greedy") == Budget(playouts=7, horizon=horizon)
+    assert parse_budget(game, "mcts:ms=250") == Budget(
+        playouts=B.MAX_PLAYOUTS, ms=250, horizon=horizon
+    )
+    assert parse_budget(game, "mcts:h=0").horizon == 0
+    assert parse_budget(game, "mcts:horizon=12,p=3") == Budget(playouts=3, horizon=12)
+    assert parse_budget(game, "mcts:h=end").horizon is None
     assert parse_budget(game, f"mcts:p={B.MAX_PLAYOUTS}").playouts == B.MAX_PLAYOUTS
     for spec, code in [
         (f"mcts:p={B.MAX_PLAYOUTS + 1}", "bot_budget_too_large"),
@@ -75,6 +83,9 @@ def test_bot_specs_and_budgets() -> None:
         ("mcts:p=many", "invalid_bot"),
         ("mcts:depth=3", "invalid_bot"),
         ("mcts:p=3,p=4", "invalid_bot"),
+        ("mcts:h=-1", "invalid_bot"),
+        ("mcts:h=soon", "invalid_bot"),
+        ("mcts:h=3,horizon=4", "invalid_bot"),
         ("mcts:rollout=mcts", "invalid_bot"),
         ("mcts:p", "invalid_bot"),
         ("genius", "unknown_bot"),
@@ -121,6 +132,91 @@ def _random(game: Any, info: SeatInfo, rng: random.Random) -> Any:
     return rng.choice(info.legal)
 
 
+@pytest.mark.parametrize("name", SEARCHABLE)
+def test_rollouts_stop_at_the_horizon(name: str) -> None:
+    """With a horizon the rollout policy plays at most that many moves per playout (plus the
+    first move of the node each playout adds); without one it plays the games out."""
+    from domain.search import search
+
+    game: Game[Any, Any] = GAMES[name]
+    settled = game.evaluation.settled or (lambda legal: False)  # type: ignore[attr-defined]
+    seed = game_seeds(f"mcts-horizon/{name}", 1)[0]
+    state, seat = next(
+        (s, t)
+        for s, t in positions(game, 4, seed, 0.1)
+        if len(game.legal_commands(s, t)) > 1 and not settled(game.legal_commands(s, t))
+    )
+    calls = []
+
+    def counted(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+        calls.append(1)
+        return rng.choice(info.legal)
+
+    def moves(horizon: int | None) -> int:
+        calls.clear()
+        budget = Budget(playouts=6, rollout="random", horizon=horizon)
+        chosen = search(game, SeatInfo.of(game, state, seat), random.Random(3), budget, counted)
+        assert chosen in game.legal_commands(state, seat)
+        return len(calls)
+
+    assert moves(3) <= 6 * (3 + 1)
+    assert moves(0) <= 6
+    assert moves(None) > 6 * (3 + 1)
+
+
+def test_settled_decisions_are_left_to_the_prior() -> None:
+    """Plus Ultra's draft pays off beyond the horizon: the search returns greedy's pick
+    without a playout, and still searches the actions."""
+    from domain.plus_ultra import commands as C
+    from domain.search import search
+
+    game: Game[Any, Any] = GAMES["plus-ultra"]
+    settled = game.evaluation.settled  # type: ignore[attr-defined]
+    seed = game_seeds("mcts-settled", 1)[0]
+    calls = []
+
+    def counted(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+        calls.append(1)
+        return rng.choice(info.legal)
+
+    greedy = game.bots["greedy"]
+    budget = Budget(playouts=4, rollout="random", horizon=2)
+    seen = set()
+    for state, seat in positions(game, 4, seed, 0.5):
+        legal = game.legal_commands(state, seat)
+        assert settled(legal) or not isinstance(legal[0], C.PickCharacter)
+        if len(legal) < 2 or settled(legal) in seen:
+            continue
+        seen.add(settled(legal))
+        calls.clear()
+        info = SeatInfo.of(game, state, seat)
+        chosen = search(game, info, random.Random(5), budget, counted, greedy)
+        if settled(legal):
+            assert chosen == greedy(game, SeatInfo.of(game, state, seat), random.Random(5))
+            assert not calls
+        else:
+            assert calls
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("name", SEARCHABLE)
+def test_each_game_estimates_every_seat(name: str) -> None:
+    """A game's Evaluation gives one finite estimate per seat on real positions, and its
+    default horizon is what `mcts` uses."""
+    game: Game[Any, Any] = GAMES[name]
+    evaluation = game.evaluation  # type: ignore[attr-defined]
+    assert parse_budget(game, "mcts").horizon == evaluation.horizon > 0
+    label = f"mcts-estimate/{name}"
+    for seats in (game.min_players, 4):
+        seed = game_seeds(label, 1)[0]
+        found = positions(game, seats, seed, 0.05)
+        assert found, describe(label, 0)
+        for state, _ in found:
+            estimates = evaluation.estimate(state)
+            assert len(estimates) == seats
+            assert all(isinstance(e, float) and abs(e) < 1e6 for e in estimates)
+
+
 def test_rewards_favour_the_winner_and_the_margin() -> None:
     from domain.contract import Result, rank
 
@@ -128,6 +224,8 @@ def test_rewards_favour_the_winner_and_the_margin() -> None:
     r = rewards(Result(scores=scores, ranks=rank(scores)))
     assert r[0] == r[3] > r[1] > r[2]
     assert all(0.0 <= x <= 1.0 for x in r)
+    estimated = estimated_rewards([30.5, 28.0, 12.0, 29.0])
+    assert estimated[0] > 0.5 > estimated[3] > estimated[1] > estimated[2] > 0.0
 
 
 def test_a_small_duel_reports_wins_and_time() -> None:

@@ -23,7 +23,7 @@ import random
 from typing import Any
 
 from domain.caylus import rules
-from domain.caylus.bots import BOTS
+from domain.caylus.bots import BOTS, EVALUATION
 from domain.caylus.commands import Command
 from domain.caylus.events import Event
 from domain.caylus.evolve import evolve as _evolve
@@ -44,6 +44,7 @@ class Caylus:
     command_type = Command
     event_type = Event
     bots = BOTS
+    evaluation = EVALUATION  # the search's estimate of an unfinished game
 
     def validate_options(self, options: CaylusOptions, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:

@@ -13,6 +13,7 @@ from domain.caylus.data import TILES
 from domain.caylus.evolve import evolve
 from domain.caylus.state import CaylusState
 from domain.contract import SeatInfo
+from domain.search import Evaluation
 
 CUBE_VALUE = (1.0, 0.9, 1.1, 1.1, 2.6)  # F W S C G
 DENIER = 0.45
@@ -193,3 +194,11 @@ def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
 
 
 BOTS: dict[str, Any] = {"greedy": greedy}
+
+
+def evaluate(st: CaylusState) -> list[float]:
+    """Each seat's `material`: the search's estimate of a position it stops short of the end."""
+    return [material(st, seat) for seat in range(len(st.players))]
+
+
+EVALUATION = Evaluation(evaluate, horizon=40)

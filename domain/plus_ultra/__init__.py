@@ -45,9 +45,10 @@ class PlusUltra:
     event_type = Event
 
     def __init__(self) -> None:
-        from domain.plus_ultra.bots import greedy
+        from domain.plus_ultra.bots import EVALUATION, greedy
 
         self.bots: dict[str, Any] = {"greedy": greedy}
+        self.evaluation = EVALUATION  # the search's estimate of an unfinished game
 
     def validate_options(self, options: Options, seats: int) -> None:
         rules.validate_options(options, seats)

@@ -17,6 +17,7 @@ from domain.plus_ultra import events as E
 from domain.plus_ultra.evolve import evolve
 from domain.plus_ultra.rules import action_options, decide
 from domain.plus_ultra.state import State, clone
+from domain.search import Evaluation
 
 
 def _progress(st: State) -> float:
@@ -139,3 +140,17 @@ def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
         if v > best_v + 1e-9:
             best, best_v = cmd, v
     return best
+
+
+def evaluate(st: State) -> list[float]:
+    """Each seat's `estimate`: the search's estimate of a position it stops short of the end."""
+    return [estimate(st, seat) for seat in range(st.n)]
+
+
+def settled(legal: list[Any]) -> bool:
+    """The draft and the war's commitments pay off a whole turn later, beyond the search's
+    horizon: there `greedy`'s own rules decide."""
+    return isinstance(legal[0], (C.PickCharacter, C.CommitTercios, C.ReactivateTercios))
+
+
+EVALUATION = Evaluation(evaluate, horizon=8, settled=settled)

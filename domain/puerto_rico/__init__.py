@@ -84,10 +84,11 @@ class PuertoRico:
     event_type = Event
 
     def __init__(self) -> None:
-        from domain.puerto_rico.bots import BOTS, rollout
+        from domain.puerto_rico.bots import BOTS, EVALUATION, rollout
 
         self.bots = BOTS
         self.rollout_bot = rollout  # the search's rollout policy (domain/bots.py)
+        self.evaluation = EVALUATION  # the search's estimate of an unfinished game
 
     def validate_options(self, options: Options, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:

@@ -14,6 +14,7 @@ from domain.puerto_rico import commands as C
 from domain.puerto_rico.board import score_breakdown
 from domain.puerto_rico.data import PRICE, PRODUCERS
 from domain.puerto_rico.state import State
+from domain.search import Evaluation
 
 SAMPLE = 40  # commands tried per decision at most
 
@@ -90,3 +91,11 @@ def _greedy(game: Any, info: SeatInfo, rng: random.Random, sample: int, lookahea
 
 
 BOTS: dict[str, Any] = {"greedy": greedy}
+
+
+def evaluate(s: State) -> list[float]:
+    """Each seat's `value`: the search's estimate of a position it stops short of the end."""
+    return [value(s, seat) for seat in range(s.n)]
+
+
+EVALUATION = Evaluation(evaluate, horizon=8)

@@ -44,6 +44,7 @@ class SantaMariaGame:
     def __init__(self) -> None:
         self.bots: dict[str, Bot] = {"greedy": _bots.greedy}
         self.rollout_bot: Bot = _bots.rollout  # the search's rollout policy (domain/bots.py)
+        self.evaluation = _bots.EVALUATION  # the search's estimate of an unfinished game
 
     def validate_options(self, options: Any, seats: int) -> None:
         rules.validate_options(options, seats)

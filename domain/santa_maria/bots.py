@@ -14,6 +14,7 @@ from domain.santa_maria.evolve import evolve
 from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers
 from domain.santa_maria.scoring import breakdown
 from domain.santa_maria.state import SantaMariaState, clone
+from domain.search import Evaluation
 
 RESOURCE_VALUE = {"wood": 0.85, "grain": 0.8, "sugar": 1.4, "gem": 1.4, "gold": 1.6}
 
@@ -64,17 +65,12 @@ def _expand_candidates(
     s: SantaMariaState, seat: int, expands: list[cmd.Expand], per_tile: int = 2
 ) -> list[Any]:
     """Keep, per tile, the few placements whose squares sit in the busiest lines."""
-    p = s.players[seat]
-    cells = p.cells
-
-    def line_weight(row: int, col: int) -> int:
-        r = sum(1 for c in range(6) if cells[(row - 1) * 6 + c] not in NON_BUILDINGS)
-        k = sum(1 for r2 in range(6) if cells[r2 * 6 + col - 1] not in NON_BUILDINGS)
-        return r + k
-
+    built = [c not in NON_BUILDINGS for c in s.players[seat].cells]
+    rows = [sum(built[r * 6 : r * 6 + 6]) for r in range(6)]
+    cols = [sum(built[c::6]) for c in range(6)]
     by_tile: dict[str, list[tuple[int, int, cmd.Expand]]] = {}
     for c in expands:
-        w = sum(line_weight(r, col) for r, col in c.cells)
+        w = sum(rows[r - 1] + cols[col - 1] for r, col in c.cells)
         by_tile.setdefault(c.tile, []).append((-len(c.gold_for), w, c))
     out: list[Any] = []
     for options in by_tile.values():
@@ -83,17 +79,28 @@ def _expand_candidates(
     return out
 
 
+ROLLOUT_SAMPLE = 8  # candidates the rollout policy tries at most
+
+
 def greedy(game: Any, info: SeatInfo, rng: random.Random) -> Any:
     return _greedy(game, info, rng, 3, 2)
 
 
 def rollout(game: Any, info: SeatInfo, rng: random.Random) -> Any:
-    """The search's rollout policy: `greedy` settling one pending decision instead of three
-    and trying one placement per tile (several times faster; it only plays a game out)."""
-    return _greedy(game, info, rng, 0, 1)
+    """The search's rollout policy: `greedy` settling one pending decision ahead instead of
+    three, trying one placement per tile and a random sample of the candidates (about three
+    times faster; settling nothing ahead made it play a game out at half greedy's score)."""
+    return _greedy(game, info, rng, 1, 1, ROLLOUT_SAMPLE)
 
 
-def _greedy(game: Any, info: SeatInfo, rng: random.Random, depth: int, per_tile: int) -> Any:
+def _greedy(
+    game: Any,
+    info: SeatInfo,
+    rng: random.Random,
+    depth: int,
+    per_tile: int,
+    sample: int | None = None,
+) -> Any:
     legal, seat = info.legal, info.seat
     if len(legal) == 1:
         return legal[0]
@@ -103,6 +110,8 @@ def _greedy(game: Any, info: SeatInfo, rng: random.Random, depth: int, per_tile:
     expands = [c for c in legal if isinstance(c, cmd.Expand)]
     others = [c for c in legal if not isinstance(c, cmd.Expand)]
     candidates = others + _expand_candidates(state, seat, expands, per_tile)
+    if sample is not None and len(candidates) > sample:
+        candidates = rng.sample(candidates, sample)
     base = _settle(state, seat, rng, 0)
     best, best_value = None, float("-inf")
     sim_rng = random.Random(rng.random())
@@ -116,3 +125,11 @@ def _greedy(game: Any, info: SeatInfo, rng: random.Random, depth: int, per_tile:
         if v > best_value:
             best, best_value = c, v
     return best if best is not None else rng.choice(legal)
+
+
+def evaluate(s: SantaMariaState) -> list[float]:
+    """Each seat's `value`: the search's estimate of a position it stops short of the end."""
+    return [value(s, seat) for seat in range(len(s.players))]
+
+
+EVALUATION = Evaluation(evaluate, horizon=4)
