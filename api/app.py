@@ -551,7 +551,8 @@ def _get_game(
 ) -> Response[s.GameOut]:
     t = _app(request)
     player = t.caller(request, required=False)
-    return versioned(if_none_match, fold.version, lambda: _game_out(t, fold, player))
+    seat = t.games.seat_for(fold, player)  # the body names the caller's seat
+    return versioned(if_none_match, fold.version, lambda: _game_out(t, fold, player), seat)
 
 
 @get(
@@ -597,7 +598,7 @@ def _legal_moves(
         total, moves = t.games.legal_moves(fold, seat, offset, limit)
         return s.LegalMoves(version=fold.version, moves=moves, total=total, offset=offset)
 
-    answer = versioned(if_none_match, fold.version, page)
+    answer = versioned(if_none_match, fold.version, page, seat)
     if isinstance(answer.content, s.LegalMoves):
         more = offset + limit < answer.content.total
         answer.headers.update(next_link(request, offset=offset + limit if more else None))

@@ -1,7 +1,8 @@
 """HTTP caching of game reads (RFC 9110/9111). A game's version names its state: the
-`ETag` of a game read is its version (weak: the clock's time left is computed at each
-read), so a client polling with `If-None-Match` gets 304 and no body until the game moves.
-What a finished game shows never changes: its exports and replays are cached for good."""
+`ETag` of a game read is its version, with the caller's seat for a seated caller (weak:
+the clock's time left is computed at each read), so a client polling with `If-None-Match`
+gets 304 and no body until the game moves. What a finished game shows never changes: its
+exports (at a saved tree size) and replays are cached for good."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ NOT_MODIFIED = {
 }
 
 
-def etag(version: int) -> str:
-    return f'W/"{version}"'
+def etag(version: int, seat: int | None = None) -> str:
+    """The tag of a read at `version` as `seat` sees it (a seat sees more than spectators:
+    one browser cache may hold both, and must not revalidate one with the other's tag)."""
+    return f'W/"{version}"' if seat is None else f'W/"{version}.{seat}"'
 
 
 def _matches(if_none_match: str | None, tag: str) -> bool:
@@ -35,11 +38,13 @@ def _matches(if_none_match: str | None, tag: str) -> bool:
                for t in if_none_match.split(","))  # fmt: skip
 
 
-def versioned(if_none_match: str | None, version: int, body: Callable[[], _T]) -> Response[_T]:
-    """The read of a game at `version`: 304 when the client has it (`if_none_match`, the
-    header), else `body()`; either way tagged with the version. Its body depends on the
-    caller's key (`Vary`)."""
-    headers = {"ETag": etag(version), "Vary": "Authorization"}
+def versioned(
+    if_none_match: str | None, version: int, body: Callable[[], _T], seat: int | None = None
+) -> Response[_T]:
+    """The read of a game at `version` as `seat` sees it: 304 when the client has it
+    (`if_none_match`, the header), else `body()`; either way tagged with the version and
+    the seat. Its body depends on the caller's key (`Vary`)."""
+    headers = {"ETag": etag(version, seat), "Vary": "Authorization"}
     if _matches(if_none_match, headers["ETag"]):
         return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
     return Response(body(), headers=headers)

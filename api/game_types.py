@@ -130,13 +130,14 @@ def game_schema(name: str) -> GameTypeSchemas:
     tags=["games"],
     sync_to_thread=False,
     responses=documented(400, 404),
-    description=(
-        "The game's options, commands (the bodies of `move` in POST .../moves), view and "
-        "events as JSON Schema: `options`, `command`, `view` and `event` refer into `$defs`, "
-        "whose names are those of the OpenAPI document's components (`PuertoRicoCommand`)."
-    ),
 )
 def get_game_type(game: FromPath[str]) -> GameTypeSchemas:
+    """A game's options, commands (the bodies of `move` in POST .../moves), view and events
+    as JSON Schema: `options`, `command`, `view` and `event` refer into `$defs`, whose names
+    are those of the OpenAPI document's components (`PuertoRicoCommand`). 404
+    `unknown_game` for a name `GET /v1/game-types` does not list.
+
+    Example: GET /v1/game-types/puerto-rico"""
     if game not in GAMES:
         raise NotFound("unknown_game", f"no game named {game!r}; see /v1/game-types")
     return game_schema(game)

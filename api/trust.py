@@ -70,7 +70,9 @@ def _store(request: Request[Any, Any, Any]) -> EventStoreApp:
 @get("/v1/keys", operation_id="listKeys", tags=["trust"], sync_to_thread=True)
 def list_keys(request: Request[Any, Any, Any]) -> KeysOut:
     """The service's Ed25519 public keys: the current one signs exports and tree heads; an
-    older (rotated) one still verifies what it signed. Save this for `tabletop verify --key`."""
+    older (rotated) one still verifies what it signed. Save this for `tabletop verify --key`.
+
+    Example: GET /v1/keys"""
     keys = log_of(_store(request)).signer.published()
     out = [public_out(k, i == len(keys) - 1) for i, k in enumerate(keys)]
     return KeysOut([msgspec.convert(k, KeyOut) for k in out])
@@ -86,7 +88,9 @@ def list_keys(request: Request[Any, Any, Any]) -> KeysOut:
 def tree_head(request: Request[Any, Any, Any], tree_size: SomeSize = None) -> HeadOut:
     """The latest signed tree head of the transparency log (every ended game and finished
     tournament, by final hash), or the one signed over `tree_size` leaves (404
-    `head_not_found` if none was). `tabletop monitor` checks each against the last it saved."""
+    `head_not_found` if none was). `tabletop monitor` checks each against the last it saved.
+
+    Example: GET /v1/transparency/head"""
     head = log_of(_store(request)).head(tree_size)
     return msgspec.convert(head_out(head), HeadOut)
 
@@ -103,7 +107,9 @@ def tree_heads(
     after: Size = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
 ) -> HeadsOut:
-    """The signed heads over more than `after` leaves, oldest first."""
+    """The signed heads over more than `after` leaves, oldest first.
+
+    Example: GET /v1/transparency/heads?after=0"""
     heads = log_of(_store(request)).heads(after, limit)
     return HeadsOut([msgspec.convert(head_out(h), HeadOut) for h in heads])
 
@@ -119,7 +125,9 @@ def inclusion(
     request: Request[Any, Any, Any], subject_id: FromPath[UUID], tree_size: SomeSize = None
 ) -> InclusionOut:
     """The leaf of an ended game or finished tournament and its audit path to the latest
-    signed head (or the head over `tree_size` leaves). 404 `not_in_log` before it ends."""
+    signed head (or the head over `tree_size` leaves). 404 `not_in_log` before it ends.
+
+    Example: GET /v1/transparency/inclusion/{subject_id}"""
     proof = log_of(_store(request)).inclusion(str(subject_id), tree_size)
     return msgspec.convert(proof, InclusionOut)
 
@@ -133,7 +141,9 @@ def inclusion(
 )
 def consistency(request: Request[Any, Any, Any], first: Size, second: Size) -> ConsistencyOut:
     """The proof that the tree of `second` leaves extends the tree of `first` leaves by
-    appending only (422 `invalid_tree_size` unless 0 <= first <= second <= the log's size)."""
+    appending only (422 `invalid_tree_size` unless 0 <= first <= second <= the log's size).
+
+    Example: GET /v1/transparency/consistency?first=1&second=2"""
     proof = log_of(_store(request)).consistency(first, second)
     return ConsistencyOut(first=first, second=second, proof=proof)
 

@@ -46,7 +46,7 @@ def test_a_bot_written_against_the_client_plays_santa_maria_to_the_end(server: s
         assert game.status == "finished" and game.result is not None and moves > 10
         assert api.audit(game.id).verified
         lines = api.export(game.id)
-        assert lines[0]["format"] == "tabletop-game/1" and "seed" in lines[-1]
+        assert lines[0]["format"] == "tabletop-game/2" and "seed" in lines[-1]
         # The footer reads every event for a spectator, outside the hashed lines.
         assert len(lines[-1]["text"]) == len(lines) - 2 and all(lines[-1]["text"])
         assert lines[-1]["text"][0].startswith("Game of santa-maria created")
