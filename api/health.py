@@ -28,7 +28,6 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-import psycopg
 import structlog
 from litestar import Request, get
 from psycopg.rows import tuple_row
@@ -37,7 +36,7 @@ from psycopg_pool import PoolTimeout
 from api.errors import documented
 from api.schemas import Health
 from service.errors import Unavailable
-from service.loop_writer import own_connection
+from service.loop_writer import OwnConnection, own_connection
 from service.pg_recorder import LockedFunctionRecorder
 from service.store import EventStoreApp
 
@@ -54,10 +53,10 @@ class StoreWatch:
         self._store = store
         recorder = store.recorder
         postgres = isinstance(recorder, LockedFunctionRecorder)
-        self._connect_args = own_connection(recorder, row_factory=tuple_row) if postgres else None
+        connect_args = own_connection(recorder, row_factory=tuple_row) if postgres else None
+        self._conn = OwnConnection(connect_args) if connect_args is not None else None
         self._pool: Any = recorder.datastore.pool if postgres else None  # type: ignore[attr-defined]
         self._wait = self._pool.timeout if postgres else 0.0
-        self._conn: psycopg.AsyncConnection[Any] | None = None
         self._probe: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watching: asyncio.Task[None] | None = None
@@ -81,7 +80,6 @@ class StoreWatch:
                 await asyncio.gather(task, return_exceptions=True)
         if self._conn is not None:
             await self._conn.close()
-            self._conn = None
 
     async def check(self, timeout: float = HEALTH_TIMEOUT) -> None:
         """Return when the store answers; raise Unavailable otherwise."""
@@ -109,7 +107,7 @@ class StoreWatch:
         the error came from a connection the pool still held from before a restart: the
         pool's connections are replaced (not for a pool that was merely all busy)."""
         loop = self._loop
-        if self._connect_args is None or loop is None or self.down:
+        if self._conn is None or loop is None or self.down:
             return
         renew = not isinstance(error.__cause__, PoolTimeout)
         with contextlib.suppress(RuntimeError):  # the loop is closed: the app stopped
@@ -117,7 +115,7 @@ class StoreWatch:
 
     def suspect(self, renew: bool = False) -> None:
         """(On the loop) Probe the store now, unless a probe runs or it is known down."""
-        if self._connect_args is None or self.down:
+        if self._conn is None or self.down:
             return
         if self._probe is None or self._probe.done():
             self._suspecting = asyncio.ensure_future(self._quietly())
@@ -129,20 +127,10 @@ class StoreWatch:
             await self.check()
 
     async def _ask(self, timeout: float) -> None:
-        if self._connect_args is None:  # SQLite: the store itself, in a thread of its own
+        if self._conn is None:  # SQLite: the store itself, in a thread of its own
             await asyncio.wrap_future(_in_own_thread(self._store.recorder.max_notification_id))
             return
-        try:
-            async with asyncio.timeout(timeout):
-                if self._conn is None or self._conn.closed:
-                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
-                await self._conn.execute("SELECT 1")
-        except BaseException:
-            conn, self._conn = self._conn, None
-            if conn is not None:
-                with contextlib.suppress(psycopg.Error):
-                    await conn.close()
-            raise
+        await self._conn.rows("SELECT 1", None, timeout)
 
     def _found_down(self) -> None:
         if self._pool is None or self.down:

@@ -190,21 +190,10 @@ class GameService:
         """A new game; `seat` seats its creator in the same save (with `client_seed`). With an
         idempotency `key` it is the game `keyed_game_id` names (409 `game_exists` once it was
         created)."""
-        extra = {"rated": True} if rated else None
+        new = (creator, name, seats, options, bots, seat, clock, on_timeout)
         game_id = keyed_game_id(creator.id, key) if key is not None else None
-        step = self._new_game(
-            creator,
-            name,
-            seats,
-            options,
-            bots,
-            seat,
-            clock,
-            on_timeout,
-            extra,
-            client_seed,
-            game_id,
-        )
+        extra = {"rated": True} if rated else None
+        step = self._new_game(*new, extra, client_seed, game_id)
         if not self._saved(step):
             raise _not_created(game_id)
         return self._created(step)
@@ -225,21 +214,10 @@ class GameService:
     ) -> Fold | None:
         if self.loop_writer is None or bots:
             return None
-        extra = {"rated": True} if rated else None
+        new = (creator, name, seats, options, bots, seat, clock, on_timeout)
         game_id = keyed_game_id(creator.id, key) if key is not None else None
-        step = self._new_game(
-            creator,
-            name,
-            seats,
-            options,
-            bots,
-            seat,
-            clock,
-            on_timeout,
-            extra,
-            client_seed,
-            game_id,
-        )
+        extra = {"rated": True} if rated else None
+        step = self._new_game(*new, extra, client_seed, game_id)
         if not self.loop_writer.takes(step.appended):
             return None
         created = await self._saved_on_loop(step, self._created)

@@ -11,16 +11,13 @@ games), as the loop writer shares its commits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import Any
 from uuid import UUID
 
-import psycopg
 from eventsourcing.persistence import OperationalError
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from service.loop_writer import own_connection
+from service.loop_writer import OwnConnection, own_connection
 from service.pg_recorder import LockedFunctionRecorder
 from service.store import EventStoreApp
 
@@ -32,7 +29,7 @@ class Heads:
         recorder = store.recorder
         assert isinstance(recorder, LockedFunctionRecorder), "heads are read on Postgres"
         # the library's pool hands out dict rows
-        self._connect_args = own_connection(recorder, row_factory=tuple_row)
+        self._conn = OwnConnection(own_connection(recorder, row_factory=tuple_row))
         self._query = SQL(
             "SELECT originator_id, MAX(originator_version) FROM {schema}.{table}"
             " WHERE originator_id = ANY(%s) GROUP BY originator_id"
@@ -40,7 +37,6 @@ class Heads:
             schema=Identifier(recorder.datastore.schema),
             table=Identifier(recorder.events_table_name),
         )
-        self._conn: psycopg.AsyncConnection[Any] | None = None
         self._waiting: dict[UUID, list[asyncio.Future[int]]] = {}
         self._asking: asyncio.Task[None] | None = None
         self.queries = 0  # for tests and metrics
@@ -56,9 +52,7 @@ class Heads:
     async def close(self) -> None:
         if self._asking is not None:
             await asyncio.gather(self._asking, return_exceptions=True)
-        if self._conn is not None:
-            await self._conn.close()
-            self._conn = None
+        await self._conn.close()
 
     async def _ask(self) -> None:
         try:
@@ -76,18 +70,7 @@ class Heads:
             self._asking = None
 
     async def _heads(self, games: list[UUID]) -> dict[UUID, int]:
-        try:
-            async with asyncio.timeout(TIMEOUT):
-                if self._conn is None or self._conn.closed:
-                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
-                cursor = await self._conn.execute(self._query, (games,))
-                rows = await cursor.fetchall()
-        except BaseException:
-            conn, self._conn = self._conn, None
-            if conn is not None:
-                with contextlib.suppress(psycopg.Error):
-                    await conn.close()
-            raise
+        rows = await self._conn.rows(self._query, (games,), TIMEOUT)
         self.queries += 1
         return {game: int(version) for game, version in rows}
 

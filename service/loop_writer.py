@@ -48,6 +48,33 @@ def own_connection(recorder: LockedFunctionRecorder, **extra: Any) -> dict[str, 
     return {"connect_timeout": 5, **pooled, **KEEPALIVES, "autocommit": True, **extra}
 
 
+class OwnConnection:
+    """An async connection of a process's own (`own_connection`'s arguments), opened when
+    first used; a statement that fails or outlasts its timeout drops it, so the next one
+    starts on a fresh connection."""
+
+    def __init__(self, connect_args: dict[str, Any]) -> None:
+        self._connect_args = connect_args
+        self._conn: psycopg.AsyncConnection[Any] | None = None
+
+    async def rows(self, query: Any, params: Any = None, timeout: float = 5.0) -> list[Any]:
+        try:
+            async with asyncio.timeout(timeout):
+                if self._conn is None or self._conn.closed:
+                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
+                cursor = await self._conn.execute(query, params)
+                return await cursor.fetchall() if cursor.description else []
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                await conn.close()
+
+
 class _Pending:
     __slots__ = ("events", "future")
 
