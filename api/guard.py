@@ -91,6 +91,7 @@ async def _answered(
     a 401 is charged to `keyed` (the address of a request that sent a key)."""
     watch, bad_keys = t.watch, t.bad_keys if keyed is not None else None
     state = {"begun": False, "answered": False}
+    refusal: list[asyncio.Task[None]] = []
 
     def answer_now() -> None:  # the watch found the store down
         if not state["begun"]:
@@ -99,6 +100,7 @@ async def _answered(
             task = asyncio.ensure_future(_refuse(send, 503, "unavailable", detail, 1))
             _answering.add(task)  # kept until done (the loop holds tasks weakly)
             task.add_done_callback(_answering.discard)
+            refusal.append(task)
 
     def begun() -> None:
         state["begun"] = True
@@ -124,6 +126,9 @@ async def _answered(
         # the client has its 503: what the handler met later is the outage it was told of
     finally:
         begun()
+        # a handler that ends before its 503 is sent must not end the request without an
+        # answer (the server would send a bare 500 of its own)
+        await asyncio.gather(*refusal, return_exceptions=True)
 
 
 def _crowded(queued: int) -> bool:
