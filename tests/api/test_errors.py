@@ -10,7 +10,7 @@ from litestar.testing import TestClient
 
 from api.main import build
 from service.settings import Settings
-from tests.support.api import Api
+from tests.support.api import Api, stored_events
 
 
 def _problem(response: Any, status: int, code: str) -> None:
@@ -46,12 +46,6 @@ def test_identity_errors(api: Api) -> None:
     _problem(c.get("/v1/players/0123"), 404, "player_not_found")
 
 
-def _stored(api: Api) -> int:
-    """How many events the store holds: a refusal must not change it."""
-    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
-    return int(store.recorder.max_notification_id() or 0)
-
-
 @pytest.mark.parametrize("humans", [False, True], ids=["with-a-bot", "two-humans"])
 def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
     """Every refusal, on a game with a bot (moves in a worker thread) and on one of two
@@ -79,7 +73,7 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
     ]:
         _problem(c.post("/v1/games", json=body, headers=auth), status, code)
     _problem(c.post("/v1/games", content=b"{not json", headers=auth), 400, "invalid_request")
-    before = _stored(api)
+    before = stored_events(api)
     for body, status, code in [  # the creator's seat is checked before anything is saved
         ({"game": "secret-duel", "seats": 2, "seat": 2}, 422, "invalid_seat"),
         (
@@ -89,7 +83,7 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
         ),
     ]:
         _problem(c.post("/v1/games", json=body, headers=auth), status, code)
-    assert _stored(api) == before
+    assert stored_events(api) == before
     if humans:
         game = api.create(ada, "secret-duel", 2, seat=0)
         bob = api.player("bob")
@@ -97,7 +91,7 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
     else:
         game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
     gid, version = game["id"], game["version"]
-    stored = _stored(api)
+    stored = stored_events(api)
     events_before = c.get(f"/v1/games/{gid}/events").json()["events"]
     _problem(c.post(f"/v1/games/{gid}/join", headers=auth), 409, "game_not_open")
     _problem(api.move(gid, ada, version - 1, {"type": "pass"}), 409, "version_conflict")
@@ -122,7 +116,7 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
     _problem(c.get(f"/v1/games/{gid}/export"), 409, "game_not_finished")
     _problem(c.get(f"/v1/games/{gid}/audit"), 409, "game_not_finished")
     assert c.get(f"/v1/games/{gid}/events").json()["events"] == events_before
-    assert _stored(api) == stored
+    assert stored_events(api) == stored
 
 
 # Options that do not exist, or cannot apply to the seats or the expansion chosen
@@ -164,11 +158,11 @@ REFUSED_OPTIONS = [
 
 def test_options_must_exist_and_apply(api: Api) -> None:
     ada = api.player("ada")
-    before = _stored(api)
+    before = stored_events(api)
     for game, seats, options, code in REFUSED_OPTIONS:
         body = {"game": game, "seats": seats, "options": options}
         _problem(api.client.post("/v1/games", json=body, headers=Api.auth(ada)), 422, code)
-    assert _stored(api) == before
+    assert stored_events(api) == before
 
 
 @pytest.mark.parametrize(

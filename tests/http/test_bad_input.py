@@ -12,16 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eventsourcing.utils import get_topic
 from litestar.testing import TestClient
 
 from api.bodies import MAX_DEPTH
 from api.main import build
 from service.logs import configure
 from service.settings import Settings
-from service.signing import SigningKeyMade
-from service.transparency import HeadSigned, LeafAppended
-from tests.support.api import Api
+from tests.support.api import Api, stored_events
 
 DOCUMENT = json.loads(
     (Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text("utf-8")
@@ -83,18 +80,6 @@ def _url(path: str, params: dict[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: params.get(m[1], "x"), path)
 
 
-# What the service records by itself, whatever the requests: the transparency log's heads
-# and leaves and its signing key (made by a thread of their own, at any moment).
-_OWN = {get_topic(t) for t in (LeafAppended, HeadSigned, SigningKeyMade)}
-
-
-def _stored(api: Api) -> int:
-    """How many events the requests so far have stored."""
-    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
-    events = store.recorder.select_notifications(1, 1_000_000)
-    return sum(e.topic not in _OWN for e in events)
-
-
 def _refused(response: Any, status: int) -> None:
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/problem+json"
@@ -105,7 +90,7 @@ def _refused(response: Any, status: int) -> None:
 def test_bad_bodies_on_every_json_route(world: dict[str, Any]) -> None:
     api, ada = world["api"], world["ada"]
     assert len(JSON_ROUTES) == 7  # players, games, join, moves, tournaments and 2 of theirs
-    before = _stored(api)
+    before = stored_events(api)
     for path, method in JSON_ROUTES:
         url = _url(path, world["params"])
         for what, body, content_type, status in BAD_BODIES:
@@ -113,7 +98,7 @@ def test_bad_bodies_on_every_json_route(world: dict[str, Any]) -> None:
             answer = api.client.request(method.upper(), url, content=body, headers=headers)
             assert answer.status_code == status, f"{what} to {method} {path}: {answer.text}"
             _refused(answer, status)
-    assert _stored(api) == before
+    assert stored_events(api) == before
     logged = [json.loads(line) for line in world["log"].getvalue().splitlines()]
     assert not [line for line in logged if line["level"] in ("error", "critical")]
     assert not [line for line in logged if "exception" in line]
@@ -138,11 +123,11 @@ def test_no_coercion_and_no_unknown_fields(
 ) -> None:
     """A string (or a float) for an integer, a string for a boolean, an unknown field: 400."""
     api = world["api"]
-    before = _stored(api)
+    before = stored_events(api)
     url = _url(path, world["params"])
     answer = api.client.post(url, json=body, headers=Api.auth(world["ada"], "key-2"))
     _refused(answer, 400)
-    assert _stored(api) == before
+    assert stored_events(api) == before
 
 
 def test_json_with_parameters_or_no_content_type_is_json(world: dict[str, Any]) -> None:

@@ -7,14 +7,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tests.support.api import Api
+from tests.support.api import Api, stored_events
 
 NEW_GAME = {"game": "secret-duel", "seats": 2, "seat": 0}
-
-
-def _stored(api: Api) -> int:
-    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
-    return int(store.recorder.max_notification_id() or 0)
 
 
 def _create(api: Api, player: dict[str, str], key: str | None, **body: Any) -> Any:
@@ -27,19 +22,19 @@ def test_a_keyed_create_happens_once(api: Api) -> None:
     assert first.status_code == 201, first.text
     assert first.headers["location"] == f"/v1/games/{first.json()['id']}"
     assert "idempotent-replayed" not in first.headers
-    stored = _stored(api)
+    stored = stored_events(api)
     again = _create(api, ada, "new-1")
     assert again.status_code == 201, again.text
     assert again.headers["idempotent-replayed"] == "true"
     assert again.json()["id"] == first.json()["id"]
     assert again.headers["location"] == first.headers["location"]
-    assert _stored(api) == stored
+    assert stored_events(api) == stored
     # Another request with the key: refused; another player's same key: its own game.
     reused = _create(api, ada, "new-1", seats=3)
     assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
     reused = _create(api, ada, "new-1", bots={"1": "random"})
     assert reused.status_code == 422
-    assert _stored(api) == stored
+    assert stored_events(api) == stored
     theirs = _create(api, bob, "new-1")
     assert theirs.status_code == 201 and theirs.json()["id"] != first.json()["id"]
     # Without a key, every create is a new game.
@@ -51,10 +46,10 @@ def test_a_keyed_create_with_bots_happens_once(api: Api) -> None:
     """A create with bots is done in a worker thread on both stores."""
     ada = api.player("ada")
     first = _create(api, ada, "bots-1", bots={"1": "random"})
-    stored = _stored(api)
+    stored = stored_events(api)
     again = _create(api, ada, "bots-1", bots={"1": "random"})
     assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
-    assert again.json()["id"] == first.json()["id"] and _stored(api) == stored
+    assert again.json()["id"] == first.json()["id"] and stored_events(api) == stored
 
 
 def test_a_retried_join_is_answered_again(api: Api) -> None:
@@ -63,7 +58,7 @@ def test_a_retried_join_is_answered_again(api: Api) -> None:
     c = api.client
     first = c.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-1"))
     assert first.status_code == 200 and "idempotent-replayed" not in first.headers
-    stored = _stored(api)
+    stored = stored_events(api)
     for body in (None, {"seat": 1}):
         again = c.post(f"/v1/games/{game}/join", json=body, headers=Api.auth(bob, "join-1"))
         assert again.status_code == 200, again.text
@@ -73,7 +68,7 @@ def test_a_retried_join_is_answered_again(api: Api) -> None:
     assert other_seat.status_code == 409
     unkeyed = c.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
     assert unkeyed.status_code == 409 and unkeyed.json()["code"] == "game_not_open"
-    assert _stored(api) == stored
+    assert stored_events(api) == stored
 
 
 def test_a_retried_move_and_rematch_say_so(api: Api) -> None:
@@ -88,10 +83,10 @@ def test_a_retried_move_and_rematch_say_so(api: Api) -> None:
     api.play_out(game, {0: ada}, random.Random(1))
     offer = api.client.post(f"/v1/games/{game}/rematch", headers=Api.auth(ada, "r"))
     assert offer.status_code == 200 and "idempotent-replayed" not in offer.headers
-    stored = _stored(api)
+    stored = stored_events(api)
     repeat = api.client.post(f"/v1/games/{game}/rematch", headers=Api.auth(ada, "r"))
     assert repeat.status_code == 200 and repeat.headers["idempotent-replayed"] == "true"
-    assert repeat.json()["id"] == offer.json()["id"] and _stored(api) == stored
+    assert repeat.json()["id"] == offer.json()["id"] and stored_events(api) == stored
 
 
 def test_a_retried_join_of_a_game_still_open_is_answered_again(api: Api) -> None:
@@ -99,9 +94,9 @@ def test_a_retried_join_of_a_game_still_open_is_answered_again(api: Api) -> None
     game = _create(api, ada, None, game="secret-duel", seats=3).json()["id"]
     first = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-2"))
     assert first.status_code == 200 and first.json()["status"] == "open"
-    stored = _stored(api)
+    stored = stored_events(api)
     again = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob, "join-2"))
     assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
-    assert again.json()["your_seat"] == first.json()["your_seat"] and _stored(api) == stored
+    assert again.json()["your_seat"] == first.json()["your_seat"] and stored_events(api) == stored
     unkeyed = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
     assert unkeyed.status_code == 409 and unkeyed.json()["code"] == "already_seated"

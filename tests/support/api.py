@@ -7,6 +7,10 @@ import uuid
 from typing import Any
 
 import httpx
+from eventsourcing.utils import get_topic
+
+from service.signing import SigningKeyMade
+from service.transparency import HeadSigned, LeafAppended
 
 
 class Api:
@@ -86,3 +90,15 @@ class Api:
             assert r.status_code == 200, r.text
             if on_step is not None:
                 on_step(seat, r.json())
+
+
+# What the service records by itself, whatever the requests: the transparency log's heads
+# and leaves and its signing key (made by a thread of their own, at any moment).
+_OWN = {get_topic(t) for t in (LeafAppended, HeadSigned, SigningKeyMade)}
+
+
+def stored_events(api: Api) -> int:
+    """How many events the requests so far have stored (a refusal must not change it)."""
+    store = api.client.app.state.tabletop.store  # type: ignore[attr-defined]
+    events = store.recorder.select_notifications(1, 1_000_000)
+    return sum(e.topic not in _OWN for e in events)
