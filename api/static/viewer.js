@@ -426,6 +426,7 @@ async function reload() {
     document.body.dataset.loads = String((Number(document.body.dataset.loads) || 0) + 1);
     if (finished()) showAudit(); else { document.getElementById("audit").hidden = true; follow(); }
   } catch (e) {
+    document.body.dataset.ready = "failed";
     fail("game", e);
     // a stored record no longer reads: the game cannot be shown, but it can be audited
     if (e.body && e.body.code === "game_damaged") showAudit(true);

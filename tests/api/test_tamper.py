@@ -70,6 +70,15 @@ def test_one_changed_byte_is_named(
     assert report["first_broken_version"] == version
 
 
+def flips_a_value(text: bytes) -> bool:
+    """Whether inside_data's byte is a digit or a small number, whose change leaves a record
+    that still reads (a changed key or name would leave one that no longer does)."""
+    at = inside_data(text)
+    if text[:1] == b"{":
+        return text[at : at + 1].isdigit()
+    return text[at] < 0x80 and bool(msgspec.msgpack.decode(text)[6])
+
+
 def inside_data(text: bytes) -> int:
     """Where to flip the lowest bit of a byte of the event's own data so that the record
     still parses: a digit of its JSON, or in a packed record (service/store.py) the first

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from service.settings import Settings
-from tests.api.test_tamper import inside_data
+from tests.api.test_tamper import flips_a_value, inside_data
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import LiveServer
 
@@ -248,12 +248,17 @@ def test_the_verify_panel_names_the_first_broken_version(
     assert pg_settings.database_url is not None
     schema = pg_settings.database_url.split("schema=")[1].split("&")[0]
     table = f'"{schema}".tabletop_events'
-    version = created["version"] // 2
     with psycopg.connect(pg_url, autocommit=True) as conn:
         where = "WHERE originator_id = %s AND originator_version = %s"
-        row = conn.execute(f"SELECT state FROM {table} {where}", (gid, version)).fetchone()
-        assert row is not None
-        text = bytes(row[0])
+        # the first record from mid-game on whose changed byte is a value, so it still reads
+        for version in range(created["version"] // 2, created["version"]):
+            row = conn.execute(f"SELECT state FROM {table} {where}", (gid, version)).fetchone()
+            assert row is not None
+            text = bytes(row[0])
+            if flips_a_value(text):
+                break
+        else:
+            pytest.fail("no record from mid-game on holds a number to change")
         at = inside_data(text)  # a byte of the event's own data, in either stored form
         changed = text[:at] + bytes([text[at] ^ 1]) + text[at + 1 :]
         conn.execute(f"UPDATE {table} SET state = %s {where}", (changed, gid, version))
