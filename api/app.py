@@ -388,12 +388,18 @@ def _created_before(
         and all(fold.bots.get(int(seat)) == bot for seat, bot in data.bots.items())
         and (data.seat is None or fold.seat_of(player.id) == data.seat)
         and fold.clock_spec == (msgspec.to_builtins(data.clock) if data.clock else None)
+        and (data.client_seed is None or _seed_of(fold, player) == data.client_seed)
     )
     if not same:
         raise Unprocessable(
             "idempotency_key_reused", "this Idempotency-Key was used for another new game"
         )
     return fold, player
+
+
+def _seed_of(fold: Fold, player: Player) -> str | None:
+    seat = fold.seat_of(player.id)
+    return None if seat is None else fold.client_seeds[seat]
 
 
 def _replayed(replayed: bool) -> dict[str, str]:

@@ -42,6 +42,19 @@ def test_a_keyed_create_happens_once(api: Api) -> None:
     assert len(set(plain)) == 2
 
 
+def test_a_keyed_create_is_refused_with_another_client_seed(api: Api) -> None:
+    ada = api.player("ada")
+    first = _create(api, ada, "seeded-1", client_seed="first-seed")
+    assert first.status_code == 201, first.text
+    stored = stored_events(api)
+    again = _create(api, ada, "seeded-1", client_seed="first-seed")
+    assert again.status_code == 201 and again.json()["id"] == first.json()["id"]
+    other = _create(api, ada, "seeded-1", client_seed="another-seed")
+    assert other.status_code == 422, other.text
+    assert other.json()["code"] == "idempotency_key_reused"
+    assert stored_events(api) == stored
+
+
 def test_a_keyed_create_with_bots_happens_once(api: Api) -> None:
     """A create with bots is done in a worker thread on both stores."""
     ada = api.player("ada")
