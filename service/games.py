@@ -35,6 +35,7 @@ from domain.randomness import commitment, rng_for
 from domain.registry import GAMES
 from domain.registry import get as get_game
 from service import clocks, lifecycle, snapshots
+from service.bounded import BoundedMap
 from service.chain import GENESIS, RANDOMNESS, line_hash, now_text
 from service.errors import Conflict, Forbidden, NotFound, Problem, Unprocessable
 from service.fold import (
@@ -78,6 +79,7 @@ SEED_NAMESPACE = UUID("6d1c2a52-4f0e-4b8e-9a57-1f3c8f0d2b11")
 _LIMITS = Limits.from_env()
 CACHE_BYTES = int(_LIMITS.cache_mb * 2**20)
 CACHE_SIZE = _LIMITS.cache_games
+SEEDS_KEPT = CACHE_SIZE  # seeds of the games held (a seed is dropped with its fold)
 KEYED_NAMESPACE = UUID("0b6c8e0e-52a4-4f43-9d8e-3a1f6b7c2d90")
 MAX_SEATS = 16
 
@@ -159,7 +161,7 @@ class GameService:
         self.loop_writer = LoopWriter(store) if pg else None
         self.heads = Heads(store) if pg else None  # the store's head of a game, on the loop
         self._cache = FoldCache(CACHE_BYTES, CACHE_SIZE)
-        self._seeds: dict[UUID, bytes] = {}
+        self._seeds: BoundedMap[UUID, bytes] = BoundedMap(SEEDS_KEPT)
         self._lock = GameLocks()  # self._lock(game_id): that game's lock
         self.moves_applied = 0
         # Called with (game id, new version) after each commit: wakes live streams and
@@ -449,7 +451,7 @@ class GameService:
                         self._remember(fold)
                         self._committed(fold)
                     if step.seed is not None:
-                        self._seeds[step.new.id] = step.seed
+                        self._seeds.put(step.new.id, step.seed)
                     return step.new
         raise Conflict("busy", "the game changed too often; try again")
 
@@ -615,7 +617,7 @@ class GameService:
     def _created(self, step: _Decided) -> Fold:
         fold = step.new
         assert step.seed is not None
-        self._seeds[fold.id] = step.seed
+        self._seeds.put(fold.id, step.seed)
         self._remember(fold)
         self._committed(fold)
         log.info(
@@ -977,7 +979,7 @@ class GameService:
 
     def _remember(self, fold: Fold) -> None:
         for dropped in self._cache.keep(fold):
-            self._seeds.pop(dropped, None)
+            self._seeds.pop(dropped)
 
     def _seed(self, game_id: UUID) -> bytes:
         seed = self._seeds.get(game_id)
@@ -985,7 +987,7 @@ class GameService:
             kept = next(iter(self.store.events.get(seed_stream(game_id), limit=1)))
             assert isinstance(kept, SeedKept), "a game's seed stream holds its SeedKept"
             seed = bytes.fromhex(kept.seed)
-            self._seeds[game_id] = seed
+            self._seeds.put(game_id, seed)
         return seed
 
 

@@ -7,17 +7,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
 import uuid
 from dataclasses import dataclass
 from uuid import UUID
 
+from service.bounded import BoundedMap
 from service.chain import at_text
 from service.errors import Unprocessable
 from service.store import EventStoreApp, PlayerRegistered
 
 # Player streams live beside game streams; a fixed namespace keeps their ids apart.
 MAX_NAME = 64
+# Players whose key checks need no store read: about 300 bytes each.
+PLAYERS_KEPT = 50_000
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,7 @@ class Player:
 class Players:
     def __init__(self, store: EventStoreApp) -> None:
         self._store = store
-        self._cache: dict[str, tuple[Player, str, str]] = {}
-        self._lock = threading.Lock()
+        self._cache: BoundedMap[str, tuple[Player, str, str]] = BoundedMap(PLAYERS_KEPT)
 
     def register(self, name: str) -> tuple[Player, str]:
         name = name.strip()
@@ -90,8 +91,7 @@ class Players:
             return None
         e = events[0]
         record = (Player(pid.hex, e.name, at_text(e.timestamp)), e.salt, e.key_hash)
-        with self._lock:
-            self._cache[player_id] = record
+        self._cache.put(player_id, record)
         return record
 
 

@@ -196,7 +196,9 @@ def test_a_cache_that_trails_another_process_never_applies_a_stale_move(
     first, second = GameService(store), GameService(store)
     ann, bob, fold = _two_humans(store, first)
     second.get(fold.id)
-    second._seeds[fold.id] = first._seeds[fold.id]
+    seed = first._seeds.get(fold.id)
+    assert seed is not None
+    second._seeds.put(fold.id, seed)
     ann_card, bob_card = fold.state.hands[0][0], fold.state.hands[1][0]
     ann_move = {"type": "commit", "card": ann_card}
     bob_move = {"type": "commit", "card": bob_card}
