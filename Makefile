@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SYNCED := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml 2>/dev/null | cksum | cut -d' ' -f1)
 
-.PHONY: run test browser lint openapi openapi-check bench soak clean
+.PHONY: run test browser lint openapi openapi-check bench profile soak clean
 
 $(UV):
 	python3 -m venv .uv
@@ -39,6 +39,9 @@ openapi-check: $(SYNCED)
 
 bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TEST_DATABASE_URL)
 	BENCH_ENGINE_BASE=$${BENCH_ENGINE_BASE:-201d854} $(PY) -m tests.bench
+
+profile: $(SYNCED)  ## where a loaded server's time goes (py-spy samples it under the bench's load)
+	$(PY) -m tests.profile_api $${GAME:-puerto-rico} $${GAMES:-64}
 
 soak: $(SYNCED)  ## the thousands of games the issues ask for
 	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"

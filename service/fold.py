@@ -157,7 +157,7 @@ class Fold:
         """A stored domain event back to the game's own Struct: converted to the class its
         tag names (about 1 µs), not to the tagged union (20-80 µs: msgspec works out the
         union's member at every call)."""
-        cls = event_classes(self.game.event_type).get(type_)
+        cls = _classes_by_game(self.game.name).get(type_)
         if cls is None or not isinstance(data, dict) or "type" in data:
             return msgspec.convert({"type": type_, **data}, self.game.event_type)
         return msgspec.convert(data, cls)
@@ -252,6 +252,13 @@ class Fold:
 
 
 @functools.cache
+def _classes_by_game(name: str) -> dict[str, type]:
+    """Keyed by the game's name: a string's hash is kept, a typing union's is recomputed at
+    every call (a tenth of a fold's time)."""
+    game = get_game(name)
+    return event_classes(game.event_type) if game is not None else {}
+
+
 def event_classes(event_type: Any) -> dict[str, type]:
     """A game's event classes by their tag, from its tagged union of events."""
     members = typing.get_args(event_type) or (event_type,)

@@ -525,17 +525,59 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
     return latencies, rate
 
 
+class CpuSplit:
+    """CPU seconds spent while a load ran, by whom: this process (the load's clients), the
+    server's processes, Postgres's, and everything else on the machine; beside what the
+    machine's cores could give in that time. The profile that says where a latency goes on a
+    machine whose cores are all busy."""
+
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self.server = psutil.Process(server.pid)
+
+    def _used(self) -> tuple[float, float, float, float, float]:
+        def cpu(p: psutil.Process) -> float:
+            with contextlib.suppress(psutil.Error):
+                t = p.cpu_times()
+                return float(t.user + t.system)
+            return 0.0
+
+        ours = cpu(psutil.Process())
+        served = sum(cpu(p) for p in [self.server, *self.server.children(recursive=True)])
+        postgres = sum(
+            cpu(p) for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"
+        )
+        machine = psutil.cpu_times()
+        busy = machine.user + machine.system + machine.nice + getattr(machine, "irq", 0.0)
+        busy += getattr(machine, "softirq", 0.0)
+        return ours, served, postgres, busy, time.monotonic()
+
+    def __enter__(self) -> CpuSplit:
+        self.before = self._used()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        after = self._used()
+        spent = (a - b for a, b in zip(after, self.before, strict=True))
+        clients, server, postgres, busy, wall = spent
+        self.cells = (
+            f"{clients:.1f} | {server:.1f} | {postgres:.1f} "
+            f"| {max(0.0, busy - clients - server - postgres):.1f} "
+            f"| {wall * (psutil.cpu_count() or 1):.1f}"
+        )
+
+
 def api_section() -> None:
     schema = _schema()
     try:
-        rows: list[tuple[int, str, int, list[float], float]] = []
+        rows: list[tuple[int, str, int, list[float], float, str]] = []
         for workers in WORKERS:
             server, url = _serve(schema, workers)
             try:
                 for name in GAME_BODIES:
                     for level in LEVELS:
-                        latencies, rate = api_moves(url, name, level)
-                        rows.append((workers, name, level, latencies, rate))
+                        with CpuSplit(server) as cpu:
+                            latencies, rate = api_moves(url, name, level)
+                        rows.append((workers, name, level, latencies, rate, cpu.cells))
                         settled(url)
             finally:
                 server.terminate()
@@ -551,12 +593,19 @@ def api_section() -> None:
             "| psycopg single-row commits/s (4 clients) | moves / psycopg |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|")
-        for workers, name, level, latencies, rate in rows:
+        for workers, name, level, latencies, rate, _ in rows:
             print(
                 f"| {workers} | {name} | {level} | {_pct(latencies, 0.5):.2f} "
                 f"| {_pct(latencies, 0.99):.2f} | {rate:.0f} | {library[level]:.0f} "
                 f"| {rate / library[level]:.2f} | {raw:.0f} | {rate / raw:.2f} |"
             )
+        print(
+            "\nWhere the time went in those runs, in CPU seconds (the clients are this "
+            "process):\n\n| workers | game | games at once | clients | server | Postgres "
+            "| rest of the machine | the cores' seconds |\n|---|---|---|---|---|---|---|---|"
+        )
+        for workers, name, level, _, _, cells in rows:
+            print(f"| {workers} | {name} | {level} | {cells} |")
         print(
             "\n| threads | library saves/s (its own recorder) | through the service's "
             "recorder |\n|---|---|---|"
