@@ -827,6 +827,8 @@ class GameService:
         """The fold of the first `version` events (1 <= version <= the game's version)."""
         if not 1 <= version <= fold.version:
             raise Unprocessable("invalid_version", f"version must be in 1..{fold.version}")
+        if version == fold.version:
+            return fold  # the game as it is: nothing to read again
         with _readable(fold.id):
             past = snapshots.load(self.store, fold.id, lte=version)
             assert past is not None, "a game's stored events up to its version"
