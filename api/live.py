@@ -8,16 +8,18 @@ Postgres). Each stream shows the events as the caller's seat may see them (redac
 the game runs) and ends after the game's last event.
 
 Hundreds of streams may follow one game. A commit wakes them with one call per event loop
-(not one each); a woken stream gathers for GATHER seconds (a burst of moves is then read
-once), and streams that want the same thing (the same game, seat and position) share one
-read of it in one worker thread, which also encodes each event's JSON once for all of them.
-So the spectators of a game cost about one read per move, not one each, and the event loop
-(the writers' too) is left with little more than passing bytes on.
+(not one each). A woken stream gathers for one to two GATHER seconds, at random: a burst of
+moves is then read once, and the streams' writes are spread out instead of queueing a
+mover's request behind them all. Streams that want the same thing (the same game, seat and
+position) share one read of it in one worker thread, which also encodes each event's JSON
+once for all of them. So the spectators of a game cost about one read per move, not one
+each, and the event loop (the writers' too) is left with little more than passing bytes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, suppress
@@ -45,7 +47,7 @@ log = structlog.get_logger("tabletop.live")
 
 EVENT_STREAM = "text/event-stream"
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
-GATHER = 0.1  # seconds a woken stream waits for more commits before it reads
+GATHER = 0.1  # seconds a woken stream waits at least for more commits before it reads
 RETRY_MS = 3000  # the `retry:` an EventSource waits before it reconnects
 PAGE = 1000
 ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
@@ -144,11 +146,13 @@ class LiveHub:
             future = asyncio.ensure_future(anyio.to_thread.run_sync(read, *args))
             running = self._reads[key] = (self.commits(key[0]), future)
 
-            def forget(_: Any, key: Any = key, running: Any = running) -> None:
+            def forget(key: Any = key, running: Any = running) -> None:
                 if self._reads.get(key) is running:
                     del self._reads[key]
 
-            future.add_done_callback(forget)
+            # kept for the streams woken by the same commits a little later (see `follow`)
+            loop = asyncio.get_running_loop()
+            future.add_done_callback(lambda _: loop.call_later(GATHER, forget))
         return await asyncio.shield(running[1])
 
     @contextmanager
@@ -217,7 +221,9 @@ async def follow(
                 except TimeoutError:
                     yield None
                 else:
-                    await asyncio.sleep(GATHER)
+                    # A random share of a second GATHER spreads the streams' reads and writes
+                    # over it, so a mover's request never waits behind all of them at once.
+                    await asyncio.sleep(GATHER * (1 + random.random()))
 
 
 async def ndjson_lines(
