@@ -15,7 +15,10 @@ turn; the game ends once the towers are scored, and the most prestige points win
 and deniers converting to points at the end. Nothing is hidden: views show everything.
 
 `favours` `simplified` replaces the favour table by 3 prestige points each; `jeweller` adds
-the Jeweller; `lawyer_prestige` sets the lawyer's points (3 or 4)."""
+the Jeweller; `lawyer_prestige` sets the lawyer's points (3 or 4).
+
+`Rn` in messages and comments is ruling n of the Rulings on this game's page,
+docs/games/caylus.md."""
 
 from __future__ import annotations
 

@@ -14,7 +14,10 @@ commitments of tercios.
 
 `common_actions_per_turn` `2` lets a player take a common action in each of its rounds
 rather than one per turn; `initial_order` `seats` starts the peer track in seat order
-rather than at random."""
+rather than at random.
+
+`Rn` in messages and comments is ruling n of the Rulings on this game's page,
+docs/games/plus-ultra.md."""
 
 from __future__ import annotations
 
