@@ -12,8 +12,9 @@ RULINGS: dict[str, str] = {
     ),
     "R2": (
         "VP as points. VP chips are whole points; the 1 and 5 denominations and change are "
-        "ignored. The 5-player pool is the option `vp_pool_5p`: 122 (the original box) or "
-        "126 (later boxes). The 3-player 75 and 4-player 100 are the same in all printings."
+        "ignored. The 5-player pool is the option `vp_pool_5p`: 122 (the original box, the "
+        "default) or 126 (later boxes). The 3-player 75 and 4-player 100 are the same in all "
+        "printings."
     ),
     "R3": (
         "No positions. Places on the island and in the city are not modelled. A large "
