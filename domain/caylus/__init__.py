@@ -17,6 +17,10 @@ and deniers converting to points at the end. Nothing is hidden: views show every
 `favours` `simplified` replaces the favour table by 3 prestige points each; `jeweller` adds
 the Jeweller; `lawyer_prestige` sets the lawyer's points (3 or 4).
 
+Comments and rulings number the phases of a turn: 1 income, 2 placing workers, 3 the special
+buildings, 4 moving the provost, 5 the road buildings, 6 the castle, 7 the end of the turn
+(the bailiff, then the scoring of a castle section).
+
 `Rn` in messages and comments is ruling n of the Rulings on this game's page,
 docs/games/caylus.md."""
 
