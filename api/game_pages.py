@@ -1,8 +1,8 @@
 """docs/games/<game>.md, generated from the game's package: its rules summary (the package's
-docstring), its data tables (data.py, with their comments), and every option, command, view
-field and event with its JSON Schema type, its docstring and a JSON example taken from games
-its bots play (seeded, so the page is the same at every run). `python -m api.openapi`
-writes the pages and `--check` fails when one differs from the code.
+docstring), its rulings (rulings.py), its data tables (data.py, with their comments), and
+every option, command, view field and event with its JSON Schema type, its docstring and a
+JSON example taken from games its bots play (seeded, so the page is the same at every run).
+`python -m api.openapi` writes the pages and `--check` fails when one differs from the code.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ def page(game: Game[Any, Any]) -> str:
         "",
         inspect.cleandoc(package.__doc__ or ""),
         "",
+        *_rulings(root),
         "## Options",
         "",
         *_options(game, defs[_ref(schema["options"])]),
@@ -231,6 +232,25 @@ def _struct_named(top: type, component: str) -> type | None:
         if struct and component.endswith(name) and value.__module__ == top.__module__:
             return value
     return None
+
+
+def _rulings(root: str) -> list[str]:
+    """The package's rulings (rulings.py), one list item each, its id in bold."""
+    try:
+        module = importlib.import_module(f"{root}.rulings")
+    except ModuleNotFoundError as missing:
+        if missing.name != f"{root}.rulings":
+            raise
+        return []
+    rulings: dict[str, str] = module.RULINGS
+    return [
+        "## Rulings",
+        "",
+        inspect.cleandoc(module.__doc__ or ""),
+        "",
+        *(f"- **{key}.** {' '.join(text.split())}" for key, text in rulings.items()),
+        "",
+    ]
 
 
 # ---- data tables ---------------------------------------------------------------------------

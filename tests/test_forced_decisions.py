@@ -14,7 +14,7 @@ from domain.santa_maria import commands as sm
 from domain.simulate import play
 from tests.support.sampling import describe, game_seeds, games_per_config
 
-# The games with a rules spec; the tests-only game is not one of them.
+# The hosted games (rules and rulings in docs/games/); the tests-only game is not one of them.
 HOSTED = ("caylus", "plus-ultra", "puerto-rico", "santa-maria")
 
 # Besides the defaults, the options that change which decisions exist.
@@ -25,17 +25,17 @@ OPTION_SETS: dict[str, list[dict[str, Any]]] = {
     "santa-maria": [{}, {"colony_boards": "draft"}],
 }
 
-# Single-choice decisions a spec keeps on purpose: (game, command type) -> the spec's reason.
-# Caylus, Plus Ultra and Puerto Rico apply every lone choice themselves; the
-# Santa Maria spec has no such rule and keeps these on purpose.
+# Single-choice decisions a game keeps on purpose: (game, command type) -> the ruling that
+# keeps it ("" when the comment says why). Caylus, Plus Ultra and Puerto Rico apply every lone
+# choice themselves; Santa Maria has no such rule and keeps these on purpose.
 ALLOWED: dict[tuple[str, type], str] = {
     # a turn ends with the player's own `end_turn` (counts turns by it), even when
     # no free action is left to take before it.
     ("santa-maria", sm.EndTurn): "",
-    # step 10 and `colony_boards`: in draft mode every seat chooses its board, the start
+    # set-up with `colony_boards` `draft`: every seat chooses its board, the start
     # player last, so with 4 players from the one board left.
     ("santa-maria", sm.ChooseColony): "",
-    # R37 (and): a decision is asked whenever it exists structurally, even when the
+    # Santa Maria's R37: a decision is asked whenever it exists structurally, even when the
     # player cannot pay for its optional part, so that he may sell or buy first; with nothing
     # to sell or buy, `decline` (or `extra: 0`) is then the only answer.
     ("santa-maria", sm.Decline): "R37",

@@ -15,7 +15,14 @@ turn; the game ends once the towers are scored, and the most prestige points win
 and deniers converting to points at the end. Nothing is hidden: views show everything.
 
 `favours` `simplified` replaces the favour table by 3 prestige points each; `jeweller` adds
-the Jeweller; `lawyer_prestige` sets the lawyer's points (3 or 4)."""
+the Jeweller; `lawyer_prestige` sets the lawyer's points (3 or 4).
+
+Comments and rulings number the phases of a turn: 1 income, 2 placing workers, 3 the special
+buildings, 4 moving the provost, 5 the road buildings, 6 the castle, 7 the end of the turn
+(the bailiff, then the scoring of a castle section).
+
+`Rn` in messages and comments is ruling n of the Rulings on this game's page,
+docs/games/caylus.md."""
 
 from __future__ import annotations
 

@@ -14,7 +14,16 @@ commitments of tercios.
 
 `common_actions_per_turn` `2` lets a player take a common action in each of its rounds
 rather than one per turn; `initial_order` `seats` starts the peer track in seat order
-rather than at random."""
+rather than at random.
+
+Comments and field notes name the steps of a turn: at its start S1 refill the New World,
+S2 reactivate tercios, S3 roll the war level, S4 set a character aside, S5 draft (then the
+reveal, the passives that act at it and peer income), S6 buy bulls, S7 place a blue colony;
+then the war commitment and the two rounds; at its end E1 war, E2 natives, E3 shipping, E4
+the Crown's hoarding (the set-aside character and the leftovers are revealed), E5 clean-up.
+
+`Rn` in messages and comments is ruling n of the Rulings on this game's page,
+docs/games/plus-ultra.md."""
 
 from __future__ import annotations
 

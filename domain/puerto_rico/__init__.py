@@ -20,7 +20,10 @@ points.
 
 Options refuse, never ignore, what cannot apply (the 5-player points pool with 4 seats, the
 expansion's options without it); with `auto_forced` a decision with one legal move is played
-at once."""
+at once.
+
+`Rn` in messages and comments is ruling n of the Rulings on this game's page,
+docs/games/puerto-rico.md."""
 
 from __future__ import annotations
 

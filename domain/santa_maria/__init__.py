@@ -14,7 +14,10 @@ and bishops, scholars and missions; after the third year the most points win. Hi
 the game runs: the order of the ship and expansion stacks.
 
 With `colony_boards` `draft` the seats choose their boards one at a time, the start player
-last; `random` deals them."""
+last; `random` deals them.
+
+`Rn` in messages and comments is ruling n of the Rulings on this game's page,
+docs/games/santa-maria.md."""
 
 from __future__ import annotations
 

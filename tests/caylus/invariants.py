@@ -1,4 +1,5 @@
-"""The spec's invariants, checked after every event of a game (property tests)."""
+"""Invariants of the Caylus rules (docs/games/caylus.md), checked after every event of a game
+(property tests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The rulebook's worked examples as given / when / then, with the exact numbers.
+"""Worked examples of the Caylus rules (docs/games/caylus.md) as given / when / then, with the
+exact numbers.
 
 Colours: Blue 0, Green 1, Orange 2, Red 3. 4 players and full favours unless stated.
 """

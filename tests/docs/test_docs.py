@@ -1,15 +1,18 @@
-"""docs/ stays true: nothing in the repository points outside it, every relative link
-resolves, the design's worked example of the hash chain checks by its own recipe, and what
-`make openapi` generates (the OpenAPI document, the per-game pages, the code table) is what
-is committed."""
+"""docs/ stays true: nothing in the repository points outside it (nor does a comment cite a
+rules text it does not hold), every relative link resolves, the design's worked example of
+the hash chain checks by its own recipe, and what `make openapi` generates (the OpenAPI
+document, the per-game pages, the code table) is what is committed."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import subprocess
 import sys
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,16 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = re.compile(
     r"\.\./shared|\bshared/|DESIGN\.md|API\.md|\brules/[a-z-]+\.md|§|/work/|/home/"
 )
+# What a comment, docstring or message said of a rules text the repository does not hold ("the
+# spec", "the spec's examples", "rulebook section"); the rules are the games' pages and
+# rulings.py. A bot's or a clock's "spec" is not one of them.
+RULES_TEXT = re.compile(
+    r"\bthe spec\b|\bspec's|\bspecs? (?:worked|invariants?|examples?|rulings?|sections?)\b"
+    r"|\brules? specs?\b|\bspecification\b|\brulebook's worked|(?-i:\b[A-Z][a-z]+ spec\b)"
+    r"|\b(?:rulebook|rules|spec)(?:'s)? (?:section|chapter)s?\b",
+    re.I,
+)
+CODE = ("domain", "service", "api", "projections", "tabletop", "tests")
 
 
 def _tracked() -> list[Path]:
@@ -48,6 +61,37 @@ def test_nothing_points_outside_the_repository() -> None:
 def test_the_pointer_check_sees_each_kind_of_pointer() -> None:
     for line in ["see ../shared/API.md", "(spec §4.2)", "rules/caylus.md", "/work/main/x.py"]:
         assert OUTSIDE.search(line), line
+
+
+def _comments_and_strings(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of the file's comments and string literals."""
+    source = io.StringIO(path.read_text("utf-8"))
+    for token in tokenize.generate_tokens(source.readline):
+        if token.type in (tokenize.COMMENT, tokenize.STRING):
+            for offset, text in enumerate(token.string.splitlines()):
+                yield token.start[0] + offset, text
+
+
+def test_no_comment_or_docstring_points_to_a_rules_text_outside() -> None:
+    found = []
+    for path in _tracked():
+        top = path.relative_to(ROOT).parts[0]
+        if path.suffix != ".py" or top not in CODE or path == Path(__file__):
+            continue
+        for number, text in _comments_and_strings(path):
+            if RULES_TEXT.search(text):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {text.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_the_rules_text_check_sees_each_kind_of_pointer() -> None:
+    pointers = ["The spec's worked examples", "Spec invariants, checked", "the rules spec"]
+    pointers += ["as the spec says", "see rulebook section 4", "the specification"]
+    pointers += ["The rulebook's worked examples", "the Santa Maria spec has"]
+    for line in pointers:
+        assert RULES_TEXT.search(line), line
+    for line in ["A spec is a bot name", "the bot a spec names", "a clock spec", "msgspec"]:
+        assert not RULES_TEXT.search(line), line
 
 
 def test_every_relative_link_in_the_docs_resolves() -> None:

@@ -1,4 +1,5 @@
-"""The spec's invariants, checked after every event of the property games."""
+"""Invariants of the Plus Ultra rules (docs/games/plus-ultra.md), checked after every event of
+the property games."""
 
 from __future__ import annotations
 

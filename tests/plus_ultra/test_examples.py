@@ -1,4 +1,5 @@
-"""The spec's worked examples as given / when / then, with the exact numbers."""
+"""Worked examples of the Plus Ultra rules (docs/games/plus-ultra.md) as given / when / then,
+with the exact numbers."""
 
 from __future__ import annotations
 

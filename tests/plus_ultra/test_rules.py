@@ -45,7 +45,7 @@ def _cmds(st, seat, kind, **match):
 # --- set-up -------------------------------------------------------------------------------------
 
 
-def test_setup_matches_spec() -> None:
+def test_setup_matches_the_rules() -> None:
     for n in (2, 3, 4):
         st = initial(Options(), n)
         events = setup(Options(), n, random.Random(n))

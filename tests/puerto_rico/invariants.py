@@ -1,4 +1,5 @@
-"""Spec invariants, checked after every event of the property games."""
+"""Invariants of the Puerto Rico rules (docs/games/puerto-rico.md), checked after every event of
+the property games."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Spec worked examples as given/when/then tests, with the exact numbers."""
+"""Worked examples of the Puerto Rico rules (docs/games/puerto-rico.md) as given/when/then
+tests, with the exact numbers."""
 
 from __future__ import annotations
 

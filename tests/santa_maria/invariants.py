@@ -1,4 +1,5 @@
-"""The spec's invariants, checked after every event of a property-test game."""
+"""Invariants of the Santa Maria rules (docs/games/santa-maria.md), checked after every event of
+a property-test game."""
 
 from __future__ import annotations
 

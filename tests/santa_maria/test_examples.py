@@ -1,4 +1,5 @@
-"""The spec's worked examples as given/when/then scenarios, with the exact numbers."""
+"""Worked examples of the Santa Maria rules (docs/games/santa-maria.md) as given/when/then
+scenarios, with the exact numbers."""
 
 from __future__ import annotations
 
