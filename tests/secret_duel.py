@@ -275,7 +275,7 @@ class SecretDuel:
             else:
                 state.hands[other] = [unseen.pop() for _ in range(view.hand_sizes[other])]
                 state.committed[other] = unseen.pop() if view.committed[other] else None
-        assert len(unseen) == view.deck_size, f"{len(unseen)} cards unseen, {view.deck_size} in deck"
+        assert len(unseen) == view.deck_size, f"{len(unseen)} unseen, {view.deck_size} in deck"
         state.deck = unseen
         return state
 

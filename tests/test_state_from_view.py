@@ -70,9 +70,7 @@ def positions(game: Game[Any, Any], options: Any, seats: int, seed: bytes) -> li
     return [*kept, played.state]
 
 
-def check_position(
-    game: Game[Any, Any], state: Any, seats: int, seed: bytes, where: str
-) -> None:
+def check_position(game: Game[Any, Any], state: Any, seats: int, seed: bytes, where: str) -> None:
     for seat in range(seats):
         seen = game.view(state, seat)
         stream = random.Random(seed).getrandbits(64)
@@ -80,9 +78,9 @@ def check_position(
         here = f"{where} seat={seat}"
         assert _b(game.view(built, seat)) == _b(seen), f"{here}: the view changed"
         assert game.awaiting(built) == game.awaiting(state), here
-        assert list(game.legal_commands(built, seat)) == list(
-            game.legal_commands(state, seat)
-        ), f"{here}: other legal commands"
+        assert list(game.legal_commands(built, seat)) == list(game.legal_commands(state, seat)), (
+            f"{here}: other legal commands"
+        )
         if searchable(game):
             drawn = game.sample_hidden(state, seat, random.Random(stream))
             assert _without(game, built) == _without(game, drawn), f"{here}: not the sample"

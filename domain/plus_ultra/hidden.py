@@ -80,20 +80,19 @@ def state_from_view(v: GameView, seat: int, rng: random.Random) -> State:
     s.exploration = [None if t == FACE_DOWN else t for t in v.exploration]
     s.face_up = [t is not None and t != FACE_DOWN for t in v.exploration]
     s.colonies = [Colony(tile=c.tile, size=c.size, houses=list(c.houses)) for c in v.colonies]
-    s.blue_reserve, s.market, s.surplus = list(v.blue_colonies_left), list(v.market), list(v.surplus)
-    s.church, s.out, s.estates_discarded = list(v.church), list(v.out_of_game), list(v.estates_discarded)
+    s.blue_reserve = list(v.blue_colonies_left)
+    s.market, s.surplus, s.church = list(v.market), list(v.surplus), list(v.church)
+    s.out, s.estates_discarded = list(v.out_of_game), list(v.estates_discarded)
     s.bull_supply, s.rose_supply = v.bull_supply, v.rose_window_supply
     s.magellan_supply, s.magellan_complete = v.magellan_supply, v.magellan_complete
     s.dice, s.war_level, s.war = list(v.dice), v.war_level, list(v.war)
-    s.picks_done, s.step1_char, s.common_taken = v.picks_made, v.character_in_round, list(v.common_taken)
+    s.picks_done, s.step1_char = v.picks_made, v.character_in_round
+    s.common_taken = list(v.common_taken)
     s.pending = [Pending(kind=p.kind, seat=p.seat, row=p.row) for p in v.pending]
     s.final = None if v.result is None else dict(v.result)
     progress = v.progress
-    s.ask_index, s.actor_index, s.common_in_round = (
-        progress.ask_index,
-        progress.actor_index,
-        progress.common_in_round,
-    )
+    s.ask_index, s.actor_index = progress.ask_index, progress.actor_index
+    s.common_in_round = progress.common_in_round
     s.revealed, s.hoarded = progress.revealed, progress.hoarded
     _read_commitments(s, v)
     _deal_characters(s, v)
@@ -137,9 +136,7 @@ def _read_commitments(s: State, v: GameView) -> None:
         return
     seats = {p.seat: p for p in v.players}
     s.commit_asked = [q for q in s.acting if seats[q].has_committed is not None]
-    s.commitments = {
-        q: seats[q].commitment or 0 for q in s.commit_asked if seats[q].has_committed
-    }
+    s.commitments = {q: seats[q].commitment or 0 for q in s.commit_asked if seats[q].has_committed}
 
 
 def _deal_characters(s: State, v: GameView) -> None:
@@ -153,7 +150,9 @@ def _deal_characters(s: State, v: GameView) -> None:
     for p, shown in zip(s.players, v.players, strict=True):
         if shown.characters is None:
             p.characters = [unseen.pop() for _ in range(shown.character_count)]
-    s.hand = list(hand) if hand is not None else [unseen.pop() for _ in range(v.progress.cards_offered)]
+    if hand is None:  # hidden from the seat
+        hand = [unseen.pop() for _ in range(v.progress.cards_offered)]
+    s.hand = list(hand)
     if v.progress.card_set_aside:  # else the characters are not in play this turn yet
         s.set_aside = v.set_aside if v.set_aside is not None else unseen.pop()
         assert not unseen, f"characters nowhere: {unseen}"

@@ -9,6 +9,7 @@ unseen tiles), so the sample depends on the state only through the view.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 from domain.santa_maria import data
 from domain.santa_maria.state import SantaMariaState, clone
@@ -46,7 +47,7 @@ def state_from_view(v: SantaMariaView, seat: int, rng: random.Random) -> SantaMa
     return sample_hidden(s, seat, rng)
 
 
-def _unseen(tiles: dict[str, object], seen: set[str], count: int) -> list[str]:
+def _unseen(tiles: Iterable[str], seen: set[str], count: int) -> list[str]:
     unseen = [t for t in tiles if t not in seen]
     assert len(unseen) == count, f"{len(unseen)} unseen tiles for a stack of {count}"
     return unseen
