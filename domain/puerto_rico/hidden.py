@@ -6,8 +6,8 @@ owner's included: the view shows them to nobody), a drawn hacienda tile to all b
 (one pool of unseen plantations), and the VP of the other players. The other players' VP
 total is kept and dealt among them point by point at random. Pools are sorted before they are
 shuffled, so the sample depends on the state only through what `view(state, seat)` shows
-(and the VP total of the others, which is public while chips remain: the pool minus the
-supply minus the seat's own VP).
+(the others' VP total among it: the pool and the VP paid beyond the chips, minus the supply
+and the seat's own VP).
 """
 
 from __future__ import annotations
@@ -55,9 +55,8 @@ def state_from_view(v: GameView, seat: int, rng: random.Random, table: State) ->
         setattr(s, name, copy.deepcopy(getattr(v.progress, name)))
     s.received = [v.progress.received[g] for g in GOODS]
     s.players = [_player(p) for p in v.players]
-    s.n, s.ship_colonists, s.window = v.seats, v.colonist_ship, []
-    if s.step == "guest_window":
-        s.window = list(v.awaiting)
+    s.n, s.ship_colonists = v.seats, v.colonist_ship
+    s.window = list(v.awaiting) if s.step == "guest_window" else []
     s.supply = [v.supply[g] for g in GOODS]
     s.ship_capacity = [ship["capacity"] for ship in v.ships]
     s.ship_good = [-1 if ship["good"] is None else GOOD_INDEX[ship["good"]] for ship in v.ships]
@@ -70,7 +69,7 @@ def state_from_view(v: GameView, seat: int, rng: random.Random, table: State) ->
         assert v.stack is not None
         s.stack = v.stack[::-1]
         return s
-    _deal_unseen_tiles(s, v, seat, table)
+    _deal_unseen_tiles(s, v, table)
     # The others' VP: their total is what the pool and the paper VP leave (dealt again below).
     others = [p for i, p in enumerate(s.players) if i != seat]
     others[0].vp = s.vp_pool + s.vp_paper - s.vp_supply - s.players[seat].vp
@@ -130,7 +129,7 @@ def _player(p: PlayerView) -> Player:
     )
 
 
-def _deal_unseen_tiles(s: State, v: GameView, seat: int, table: State) -> None:
+def _deal_unseen_tiles(s: State, v: GameView, table: State) -> None:
     """The plantations the view shows nowhere: the stack, every forest and a hacienda tile
     drawn by another seat (awaiting its `hacienda_place`), in any order (`sample_hidden`
     shuffles them)."""
