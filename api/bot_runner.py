@@ -6,8 +6,8 @@ player stream (or it breaks off) it polls the player's running games instead. A 
 only what the seat sees: the game's view and its legal moves, as the game's command structs.
 
 Policies: `random`; a bot of domain/bots.py by name (`greedy`, `mcts`, `mcts:p=200`), which
-plans on a full state: the runner rebuilds it from the events the seat sees, which it can
-where the game hides nothing from the seat (Caylus), and refuses otherwise; or
+plans on full states built from the seat's view alone (`state_from_view`: whatever the view
+hides is drawn at random, as the server's own bots see it), in every game; or
 `module:function`, a function of a `Turn` returning one of `turn.legal`.
 """
 
@@ -23,10 +23,10 @@ import httpx
 import msgspec
 import structlog
 
+from api.game_types import view_type
 from domain.bots import BotSpecError, resolve_bot
-from domain.contract import Game, SeatInfo
+from domain.contract import SeatInfo
 from domain.registry import GAMES
-from service.fold import SERVICE_EVENTS
 from tabletop.client import ApiError, Client, commands
 
 log = structlog.get_logger("tabletop.bot")
@@ -50,15 +50,16 @@ Policy = Callable[[Turn], Any]
 
 
 class PolicyError(Exception):
-    """A policy the runner cannot apply (an unknown name, or a game it cannot plan in)."""
+    """A policy the runner cannot apply (an unknown name, or a bot the game does not have)."""
 
 
 def random_policy(turn: Turn) -> Any:
     return turn.rng.choice(turn.legal)
 
 
-def policy_named(spec: str, client: Client) -> Policy:
-    """The policy a `--policy` value names."""
+def policy_named(spec: str, client: Client | None = None) -> Policy:
+    """The policy a `--policy` value names. (No policy needs `client` since planners read
+    the seat's view: it stays for the callers that pass it.)"""
     if spec == "random":
         return random_policy
     if ":" in spec and not spec.startswith("mcts"):
@@ -68,16 +69,14 @@ def policy_named(spec: str, client: Client) -> Policy:
         except (ImportError, AttributeError) as error:
             raise PolicyError(f"no policy {spec!r}: {error}") from None
         return chosen
-    return Planner(spec, client)
+    return Planner(spec)
 
 
 class Planner:
-    """A bot of domain/bots.py, on the state rebuilt from the events the seat has seen."""
+    """A bot of domain/bots.py, planning on states built from the seat's view alone."""
 
-    def __init__(self, spec: str, client: Client) -> None:
+    def __init__(self, spec: str) -> None:
         self.spec = spec
-        self.client = client
-        self.states: dict[str, tuple[int, Any]] = {}  # game id -> (version, state)
 
     def __call__(self, turn: Turn) -> Any:
         game = GAMES[turn.game]
@@ -85,42 +84,10 @@ class Planner:
             bot = resolve_bot(game, self.spec)
         except BotSpecError as error:
             raise PolicyError(error.message) from None
-        state = self._state(game, turn)
-        legal = game.legal_commands(state, turn.seat)
-        info = SeatInfo(
-            game,
-            turn.seat,
-            legal,
-            lambda: game.view(state, turn.seat),
-            lambda rng: game.sample_hidden(state, turn.seat, rng),
-        )
-        return bot(game, info, turn.rng)
-
-    def _state(self, game: Game[Any, Any], turn: Turn) -> Any:
-        version, state = self.states.get(turn.game_id, (0, None))
-        if state is None:
-            out = self.client.game(turn.game_id)
-            options = msgspec.convert(out.options, game.options_type)
-            state = game.initial(options, len(out.seats))
-        page = self.client.events(turn.game_id, after=version)
-        try:
-            for e in page.events:
-                if e.type not in SERVICE_EVENTS:
-                    state = game.evolve(
-                        state, msgspec.convert({**e.data, "type": e.type}, game.event_type)
-                    )
-            rebuilt = msgspec.to_builtins(game.view(state, turn.seat)) == msgspec.to_builtins(
-                turn.view
-            )
-        except Exception:  # a redacted event the rules cannot apply
-            rebuilt = False
-        if not rebuilt:
-            raise PolicyError(
-                f"{self.spec} plans on the whole state, which {game.title} hides from a seat: "
-                "use random or a module:function policy"
-            )
-        self.states[turn.game_id] = (page.version, state)
-        return state
+        # The view as the API gave it, decoded as the game's view type (JSON, so that a
+        # view's int keys read back as they were).
+        view = msgspec.json.decode(msgspec.json.encode(turn.view), type=view_type(game))
+        return bot(game, SeatInfo.from_view(game, view, turn.seat), turn.rng)
 
 
 class Runner:

@@ -139,6 +139,13 @@ class Game(Protocol[State, Options]):
         shows. It depends on `state` only through `view(state, seat)` (and `rng`), so a bot
         that plans on it decides from the seat's information. Legal for `decide`/`evolve`."""
 
+    def state_from_view(self, view: Any, seat: int, rng: random.Random) -> State:
+        """A full state built from `view` alone (`view(state, seat)` as the API serves it,
+        decoded into the game's view type): `view(result, seat)` equals `view`, the seat's
+        legal commands are those of any state it was shown in, and everything the view hides
+        is drawn from `rng` as `sample_hidden` draws it. What a client plans on (`tabletop
+        bot`); a new state, legal for `decide`/`evolve`."""
+
     def describe(self, event: Any, seat: int | None) -> str:
         """One readable English line for the event as `seat` (None: a spectator) may see it
         while the game runs: never tells what `redact(event, seat)` hides."""
@@ -172,7 +179,8 @@ class SeatInfo:
     `sample(rng)` a full state for simulation in which everything the seat cannot see has
     been re-drawn (`game.sample_hidden`): the determinization of information-set search.
     Built from the true state by `SeatInfo.of`; the true state itself is not reachable from
-    it (it lives only inside the closure that `sample` calls).
+    it (it lives only inside the closure that `sample` calls). A client, which holds only
+    the view, builds it with `SeatInfo.from_view` (`game.state_from_view`).
     """
 
     __slots__ = ("_legal", "_sample", "_view", "game", "seat")
@@ -215,6 +223,16 @@ class SeatInfo:
             game.legal_commands(state, seat),
             lambda: game.view(state, seat),
             lambda rng: game.sample_hidden(state, seat, rng),
+        )
+
+    @classmethod
+    def from_view(cls, game: Game[Any, Any], view: Any, seat: int) -> SeatInfo:
+        """The information of `seat` as a client holds it: its view alone (no state at
+        all). Its legal commands are read off a state drawn from the view with a fixed
+        generator: they never depend on what the view hides."""
+        legal = game.legal_commands(game.state_from_view(view, seat, random.Random(0)), seat)
+        return cls(
+            game, seat, legal, lambda: view, lambda rng: game.state_from_view(view, seat, rng)
         )
 
     @classmethod

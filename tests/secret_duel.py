@@ -85,6 +85,7 @@ Event = DeckShuffled | HandDealt | Committed | Revealed | Drew | Passed | Ended
 class State(msgspec.Struct, kw_only=True):
     seats: int
     rounds: int
+    hand_size: int
     round: int = 1
     deck: list[int] = []
     hands: list[list[int]] = []
@@ -92,17 +93,21 @@ class State(msgspec.Struct, kw_only=True):
     scores: list[int] = []
     phase: str = "commit"  # commit | draw | over
     turn: int = 0  # the seat to draw or pass in the draw phase
+    played: list[int] = []  # the cards revealed so far, out of the game
 
 
 class View(msgspec.Struct, kw_only=True):
+    options: Options
     round: int
     phase: str
+    turn: int
     deck_size: int
     hand: list[int] | None
     hand_sizes: list[int]
     committed: list[bool]
     my_commitment: int | None
     scores: list[int]
+    played: list[int]
     deck: list[int] | None = None  # only once the game is over
     hands: list[list[int]] | None = None
 
@@ -127,13 +132,14 @@ class SecretDuel:
         return State(
             seats=seats,
             rounds=options.rounds,
+            hand_size=options.hand_size,
             hands=[[] for _ in range(seats)],
             committed=[None] * seats,
             scores=[0] * seats,
         )
 
     def setup(self, options: Options, seats: int, rng: random.Random) -> list[Any]:
-        deck = list(range(1, seats * (options.hand_size + options.rounds) + 6))
+        deck = _cards(options, seats)
         rng.shuffle(deck)
         events: list[Any] = [DeckShuffled(deck=list(deck))]
         for seat in range(seats):
@@ -205,8 +211,9 @@ class SecretDuel:
                 state.committed[seat] = card
                 if card is not None:
                     state.hands[seat].remove(card)
-            case Revealed(winner=winner, points=points):
+            case Revealed(cards=cards, winner=winner, points=points):
                 state.scores[winner] += points
+                state.played.extend(cards)
                 state.committed = [None] * state.seats
                 state.phase, state.turn = "draw", 0
             case Drew(seat=seat, card=card):
@@ -231,17 +238,46 @@ class SecretDuel:
     def view(self, state: State, seat: int | None) -> View:
         over = state.phase == "over"
         return View(
+            options=Options(rounds=state.rounds, hand_size=state.hand_size),
             round=state.round,
             phase=state.phase,
+            turn=state.turn,
             deck_size=len(state.deck),
             hand=list(state.hands[seat]) if seat is not None else None,
             hand_sizes=[len(h) for h in state.hands],
             committed=[c is not None for c in state.committed],
             my_commitment=state.committed[seat] if seat is not None else None,
             scores=list(state.scores),
+            played=list(state.played),
             deck=list(state.deck) if over else None,
             hands=[list(h) for h in state.hands] if over else None,
         )
+
+    def state_from_view(self, view: View, seat: int, rng: random.Random) -> State:
+        """The seat's hand and commitment as the view shows them; the cards it sees nowhere
+        (neither in its hand nor played) dealt at random to the other hands and commitments,
+        the rest the deck."""
+        seats = len(view.hand_sizes)
+        state = self.initial(view.options, seats)
+        state.round, state.phase, state.turn = view.round, view.phase, view.turn
+        state.scores, state.played = list(view.scores), list(view.played)
+        if view.hands is not None and view.deck is not None:  # over: everything is shown
+            state.hands, state.deck = [list(h) for h in view.hands], list(view.deck)
+            return state
+        mine = view.hand or []
+        seen = {*mine, *state.played, view.my_commitment}
+        unseen = [card for card in _cards(view.options, seats) if card not in seen]
+        rng.shuffle(unseen)
+        for other in range(seats):
+            if other == seat:
+                state.hands[other] = list(mine)
+                state.committed[other] = view.my_commitment
+            else:
+                state.hands[other] = [unseen.pop() for _ in range(view.hand_sizes[other])]
+                state.committed[other] = unseen.pop() if view.committed[other] else None
+        assert len(unseen) == view.deck_size, f"{len(unseen)} unseen, {view.deck_size} in deck"
+        state.deck = unseen
+        return state
 
     def redact(self, event: Any, seat: int | None) -> Any:
         match event:
@@ -269,6 +305,11 @@ class SecretDuel:
 
 
 _SECRET = {HandDealt: "cards", Committed: "card", Drew: "card"}
+
+
+def _cards(options: Options, seats: int) -> list[int]:
+    """The whole deck, in order."""
+    return list(range(1, seats * (options.hand_size + options.rounds) + 6))
 
 
 GAME = SecretDuel()

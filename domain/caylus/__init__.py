@@ -35,6 +35,7 @@ from domain.caylus.commands import Command
 from domain.caylus.events import Event
 from domain.caylus.evolve import evolve as _evolve
 from domain.caylus.hidden import sample_hidden as _sample_hidden
+from domain.caylus.hidden import state_from_view as _state_from_view
 from domain.caylus.state import CaylusOptions, CaylusState, initial_state
 from domain.caylus.view import CaylusView
 from domain.caylus.view import redact as _redact
@@ -100,6 +101,9 @@ class Caylus:
 
     def sample_hidden(self, state: CaylusState, seat: int, rng: random.Random) -> CaylusState:
         return _sample_hidden(state, seat, rng)
+
+    def state_from_view(self, view: CaylusView, seat: int, rng: random.Random) -> CaylusState:
+        return _state_from_view(view, seat, rng)
 
     def view(self, state: CaylusState, seat: int | None) -> CaylusView:
         return _view(state, seat)

@@ -24,7 +24,8 @@ def render(view: Mapping[str, Any]) -> str:
 
     parts = [
         part(
-            "turn phase phase_name awaiting decision turn_order passing_scale viewer over options",
+            "turn phase phase_name awaiting decision turn_order passing_scale viewer over options "
+            "progress",
             "Status",
             facts(
                 [
@@ -37,6 +38,7 @@ def render(view: Mapping[str, Any]) -> str:
                     ("Viewer", who(me) if me is not None else "spectator"),
                     ("Over", value(view.get("over"))),
                     ("Options", value(view.get("options"))),
+                    ("Progress", value(view.get("progress"))),
                 ]
             ),
         )

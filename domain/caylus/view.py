@@ -35,6 +35,7 @@ class PlayerView(msgspec.Struct, kw_only=True):
     rows_used_this_phase: list[str]
     pending_favours: int
     houses_in_castle: list[int]  # dungeon, walls, towers
+    batches_this_turn: int  # batches handed in to the castle this turn
 
 
 class RoadSpace(msgspec.Struct, kw_only=True):
@@ -43,6 +44,16 @@ class RoadSpace(msgspec.Struct, kw_only=True):
     owner: int | None
     worker: int | None
     pending_transformation: int | None = None  # seat of the lawyer's player
+
+
+class Progress(msgspec.Struct, kw_only=True):
+    """Where the turn stands, as the rules count it: the phase's awaited seat follows from it."""
+
+    actor: int  # placement: the seat whose action it is (-1: none)
+    stage: int  # the phase's step (the provost's or castle's next seat, a road activation...)
+    cursor: int  # road: the last space activated
+    scoring: int  # end of turn: the castle section being scored (-1: none)
+    score_index: int  # ... and the position in turn order of the next seat scored
 
 
 class CaylusView(msgspec.Struct, kw_only=True):
@@ -72,6 +83,7 @@ class CaylusView(msgspec.Struct, kw_only=True):
     favour_cap: int
     stock: list[str]
     over: bool
+    progress: Progress
 
 
 def _opt(seat: int) -> int | None:
@@ -93,6 +105,7 @@ def view(st: CaylusState, seat: int | None) -> CaylusView:
             ],
             pending_favours=p.pending_favours,
             houses_in_castle=[sec.count(p.seat) for sec in st.sections],
+            batches_this_turn=p.batches,
         )
         for p in st.players
     ]
@@ -133,6 +146,13 @@ def view(st: CaylusState, seat: int | None) -> CaylusView:
         favour_cap=st.cap(),
         stock=sorted(st.stock),
         over=st.phase == 8,
+        progress=Progress(
+            actor=st.actor,
+            stage=st.stage,
+            cursor=st.cursor,
+            scoring=st.scoring,
+            score_index=st.score_index,
+        ),
     )
 
 

@@ -37,6 +37,7 @@ from domain.plus_ultra.commands import Command
 from domain.plus_ultra.events import Event
 from domain.plus_ultra.evolve import evolve as _evolve
 from domain.plus_ultra.hidden import sample_hidden as _sample_hidden
+from domain.plus_ultra.hidden import state_from_view as _state_from_view
 from domain.plus_ultra.state import Options, State
 from domain.plus_ultra.state import clone as _clone
 from domain.plus_ultra.view import GameView
@@ -90,6 +91,9 @@ class PlusUltra:
 
     def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
         return _sample_hidden(state, seat, rng)
+
+    def state_from_view(self, view: GameView, seat: int, rng: random.Random) -> State:
+        return _state_from_view(view, seat, rng)
 
     def view(self, state: State, seat: int | None) -> GameView:
         return _view(state, seat)

@@ -37,7 +37,7 @@ def render(view: Mapping[str, Any]) -> str:
     parts = [
         part(
             "turn phase round awaiting acting_order peer_track viewer picks_made "
-            "character_in_round common_taken pending",
+            "character_in_round common_taken pending options progress",
             "Status",
             facts(
                 [
@@ -52,6 +52,8 @@ def render(view: Mapping[str, Any]) -> str:
                     ("Character acting", words(view.get("character_in_round") or "-")),
                     ("Common actions taken", chips(view.get("common_taken", []))),
                     ("Pending", value(view.get("pending"))),
+                    ("Options", value(view.get("options"))),
+                    ("Progress", value(view.get("progress"))),
                 ]
             ),
         )

@@ -8,7 +8,7 @@ import msgspec
 
 from domain.plus_ultra import events as E
 from domain.plus_ultra.rules import awaiting
-from domain.plus_ultra.state import State
+from domain.plus_ultra.state import Options, State
 
 FACE_DOWN = "face_down"
 
@@ -33,6 +33,7 @@ class PlayerView(msgspec.Struct, kw_only=True):
     captured: list[str]
     estate_count: int
     estates: list[str] | None  # the owner only (everyone once the game is over)
+    character_count: int  # characters picked this turn
     characters: list[str] | None  # the owner, or everyone after the reveal
     used: list[str]
     has_committed: bool | None  # during the war commitment: public
@@ -54,8 +55,21 @@ class PendingView(msgspec.Struct, kw_only=True):
     row: int
 
 
+class Progress(msgspec.Struct, kw_only=True):
+    """Where the turn stands, as the rules count it (public: the seats saw it happen)."""
+
+    ask_index: int  # reactivation, bulls: the next acting position that may be asked
+    actor_index: int  # rounds: the acting position of the seat whose round it is
+    common_in_round: bool  # ... which took a common action in it already
+    revealed: bool  # the characters picked this turn are public
+    hoarded: bool  # the set-aside and leftover characters are public
+    card_set_aside: bool  # a character was set aside this turn
+    cards_offered: int  # characters still in the draft's hand (after it: the leftovers)
+
+
 class GameView(msgspec.Struct, kw_only=True):
     viewer: int | None
+    options: Options
     turn: int
     phase: str
     round: int
@@ -88,6 +102,7 @@ class GameView(msgspec.Struct, kw_only=True):
     character_in_round: str | None
     pending: list[PendingView]
     players: list[PlayerView]
+    progress: Progress
     # hidden while the game runs, shown once it is over
     stack: list[str] | None = None
     estate_stack: list[str] | None = None
@@ -124,6 +139,7 @@ def view(st: State, seat: int | None) -> GameView:
                 captured=list(p.captured),
                 estate_count=len(p.estates),
                 estates=list(p.estates) if mine else None,
+                character_count=len(p.characters),
                 characters=list(p.characters) if (mine or st.revealed) else None,
                 used=list(p.used),
                 has_committed=(s in st.commitments)
@@ -142,6 +158,7 @@ def view(st: State, seat: int | None) -> GameView:
     public_end = st.hoarded or over
     return GameView(
         viewer=seat,
+        options=st.options,
         turn=st.turn,
         phase=st.phase,
         round=st.round,
@@ -177,6 +194,15 @@ def view(st: State, seat: int | None) -> GameView:
         character_in_round=st.step1_char,
         pending=[PendingView(kind=p.kind, seat=p.seat, row=p.row) for p in st.pending],
         players=players,
+        progress=Progress(
+            ask_index=st.ask_index,
+            actor_index=st.actor_index,
+            common_in_round=st.common_in_round,
+            revealed=st.revealed,
+            hoarded=st.hoarded,
+            card_set_aside=st.set_aside is not None,
+            cards_offered=len(st.hand),
+        ),
         stack=list(st.stack) if over else None,
         estate_stack=list(st.estate_stack) if over else None,
         estates_unused=list(st.estates_unused) if over else None,

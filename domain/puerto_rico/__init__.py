@@ -50,6 +50,7 @@ from domain.puerto_rico.data import (
 from domain.puerto_rico.events import Event
 from domain.puerto_rico.evolve import evolve as _evolve
 from domain.puerto_rico.hidden import sample_hidden as _sample_hidden
+from domain.puerto_rico.hidden import state_from_view as _state_from_view
 from domain.puerto_rico.state import Options, Player, State
 from domain.puerto_rico.view import GameView
 from domain.puerto_rico.view import redact as _redact
@@ -171,6 +172,10 @@ class PuertoRico:
 
     def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
         return _sample_hidden(state, seat, rng)
+
+    def state_from_view(self, view: GameView, seat: int, rng: random.Random) -> State:
+        table = self.initial(view.options, view.seats)  # the box's totals
+        return _state_from_view(view, seat, rng, table)
 
     def view(self, state: State, seat: int | None) -> GameView:
         return _view(state, seat)

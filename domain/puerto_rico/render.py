@@ -42,11 +42,14 @@ def render(view: Mapping[str, Any]) -> str:
             ("Seats", esc(view.get("seats"))),
             ("Viewer", who(me) if me is not None else "spectator"),
             ("Over", value(view.get("over"))),
+            ("Options", value(view.get("options"))),
+            ("Progress", value(view.get("progress"))),
         ]
     )
     parts = [
         part(
-            "round phase step role governor chooser awaiting end_triggered seats viewer over",
+            "round phase step role governor chooser awaiting end_triggered seats viewer over "
+            "options progress",
             "Status",
             status,
         )

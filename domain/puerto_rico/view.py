@@ -14,7 +14,7 @@ import msgspec
 from domain.puerto_rico import events as E
 from domain.puerto_rico.board import score_breakdown
 from domain.puerto_rico.data import GOODS, ISLAND
-from domain.puerto_rico.state import State
+from domain.puerto_rico.state import Options, State
 
 
 class PlayerView(msgspec.Struct, kw_only=True):
@@ -28,11 +28,30 @@ class PlayerView(msgspec.Struct, kw_only=True):
     forest_tiles: list[str] | None  # identities, only once the game is over
     buildings: dict[str, int]
     san_juan: int
+    doubling_role: str | None  # the role the library doubles this round (2p option)
+
+
+class Progress(msgspec.Struct, kw_only=True):
+    """Where the round stands, as the rules count it (public: the seats saw it happen)."""
+
+    actor: int  # the seat of the step (-1: none, or every seat of a guest window)
+    first_governor: int
+    picks: int  # roles picked this round
+    passes: int  # consecutive passes in the captain phase
+    window_for: str  # what a guest window comes before: craftsman, captain or end
+    last_phase: str  # the phase that ended last
+    hacienda_used: bool  # this settler turn
+    wharf_used: list[bool]  # per seat, this captain phase
+    small_wharf_used: list[bool]
+    captain_shipped: bool  # the captain's privilege was granted
+    received: dict[str, int]  # the craftsman phase's produced goods, per good
+    vp_paper: int  # VP awarded beyond the chip supply
 
 
 class GameView(msgspec.Struct, kw_only=True):
     viewer: int | None
     seats: int
+    options: Options
     phase: str
     step: str
     awaiting: list[int]
@@ -61,6 +80,7 @@ class GameView(msgspec.Struct, kw_only=True):
     end_triggered: bool
     over: bool
     scores: list[dict[str, int]] | None
+    progress: Progress
 
 
 def view(s: State, seat: int | None) -> GameView:
@@ -79,6 +99,7 @@ def view(s: State, seat: int | None) -> GameView:
                 forest_tiles=p.forests[:] if over else None,
                 buildings=dict(p.buildings),
                 san_juan=p.san_juan,
+                doubling_role=p.doubling_role,
             )
         )
     if s.step == "guest_window":
@@ -90,6 +111,7 @@ def view(s: State, seat: int | None) -> GameView:
     return GameView(
         viewer=seat,
         seats=s.n,
+        options=s.options,
         phase=s.phase,
         step=s.step,
         awaiting=waiting,
@@ -125,6 +147,20 @@ def view(s: State, seat: int | None) -> GameView:
         end_triggered=s.end_triggered,
         over=over,
         scores=[score_breakdown(p) for p in s.players] if over else None,
+        progress=Progress(
+            actor=s.actor,
+            first_governor=s.first_governor,
+            picks=s.picks,
+            passes=s.passes,
+            window_for=s.window_for,
+            last_phase=s.last_phase,
+            hacienda_used=s.hacienda_used,
+            wharf_used=s.wharf_used[:],
+            small_wharf_used=s.small_wharf_used[:],
+            captain_shipped=s.captain_shipped,
+            received={g: s.received[k] for k, g in enumerate(GOODS)},
+            vp_paper=s.vp_paper,
+        ),
     )
 
 

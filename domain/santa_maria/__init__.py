@@ -31,6 +31,7 @@ from domain.santa_maria.commands import Command
 from domain.santa_maria.events import Event
 from domain.santa_maria.evolve import evolve as _evolve
 from domain.santa_maria.hidden import sample_hidden as _sample_hidden
+from domain.santa_maria.hidden import state_from_view as _state_from_view
 from domain.santa_maria.state import SantaMariaOptions, SantaMariaState
 from domain.santa_maria.state import clone as _clone
 
@@ -80,6 +81,9 @@ class SantaMariaGame:
 
     def sample_hidden(self, state: SantaMariaState, seat: int, rng: Any) -> SantaMariaState:
         return _sample_hidden(state, seat, rng)
+
+    def state_from_view(self, view: Any, seat: int, rng: Any) -> SantaMariaState:
+        return _state_from_view(view, seat, rng)
 
     def view(self, state: SantaMariaState, seat: int | None) -> Any:
         return _view.view(state, seat)
