@@ -57,9 +57,8 @@ def random_policy(turn: Turn) -> Any:
     return turn.rng.choice(turn.legal)
 
 
-def policy_named(spec: str, client: Client | None = None) -> Policy:
-    """The policy a `--policy` value names. (No policy needs `client` since planners read
-    the seat's view: it stays for the callers that pass it.)"""
+def policy_named(spec: str) -> Policy:
+    """The policy a `--policy` value names."""
     if spec == "random":
         return random_policy
     if ":" in spec and not spec.startswith("mcts"):

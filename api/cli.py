@@ -245,7 +245,7 @@ def bot(
     configure(False)
     with Client(url, key, player=player) as client:
         try:
-            runner = Runner(client, policy_named(policy, client), seed)
+            runner = Runner(client, policy_named(policy), seed)
             runner.run(until=lambda r: 0 < games <= r.finished)
         except PolicyError as error:
             _refuse(str(error))

@@ -1,4 +1,4 @@
-"""Determinization for Puerto Rico: `sample_hidden` re-draws what a seat cannot see (R24),
+"""Determinization for Puerto Rico: `sample_hidden` re-draws what a seat cannot see (R11, R24),
 and `state_from_view` builds a state from a seat's view alone, drawn the same way.
 
 Hidden while the game runs: the plantation stack order, the identity of every forest (its

@@ -1,4 +1,4 @@
-"""Per-seat and public views and event redaction: hidden information stops here (R24).
+"""Per-seat and public views and event redaction: hidden information stops here (R11, R24).
 
 Hidden while the game runs: the stack order (only its size is shown), the identity of forests,
 a hacienda tile awaiting `hacienda_place` (its drawer sees it), and every other player's VP
