@@ -5,20 +5,20 @@ anything the seat does not see."""
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
 
-from api.bot_runner import Planner, Runner, Turn, policy_named
+from api.bot_runner import Planner, Turn
 from domain.bots import searchable
 from domain.contract import Game
 from domain.registry import GAMES
 from service.settings import Settings
 from tabletop.client import Client
 from tests.conftest import LiveServer, all_games
+from tests.support.bot import serve_games
 from tests.support.sampling import describe, game_seeds
 from tests.test_game_contract import positions
 
@@ -81,23 +81,11 @@ def server(pg_settings: Settings) -> Iterator[str]:
         yield live.url
 
 
-def _serve(server: str, key: str, spec: str, games: int) -> Runner:
-    """`tabletop bot --policy spec` in-process until `games` games are over."""
-    client = Client(server, key)
-    runner = Runner(client, policy_named(spec), seed=11)
-    thread = threading.Thread(target=runner.run, args=(lambda r: r.finished >= games,))
-    thread.start()
-    thread.join(300)
-    client.close()
-    assert not thread.is_alive(), f"the runner did not finish {games} games"
-    return runner
-
-
 def test_greedy_plays_every_game_to_the_end_against_a_server_bot(server: str) -> None:
     with Client(server) as api:
         api.register("greedy-runner")
         made = {api.create_game(name, 2, seat=0, bots={1: "random"}).id: name for name in HOSTED}
-        runner = _serve(server, api.key or "", "greedy", games=len(made))
+        runner = serve_games(server, api.key or "", "greedy", games=len(made), seed=11)
         assert runner.served == set(made)
         for game_id, name in made.items():
             game = api.game(game_id)
@@ -109,6 +97,6 @@ def test_mcts_plays_a_game_that_hides_much_to_the_end(server: str) -> None:
     with Client(server) as api:
         api.register("mcts-runner")
         game_id = api.create_game("puerto-rico", 2, seat=0, bots={1: "greedy"}).id
-        runner = _serve(server, api.key or "", "mcts:p=4", games=1)
+        runner = serve_games(server, api.key or "", "mcts:p=4", games=1, seed=11)
         assert runner.served == {game_id}
         assert api.game(game_id).status == "finished"

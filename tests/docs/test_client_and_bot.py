@@ -5,7 +5,6 @@ and refusals."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from domain.caylus.commands import Pass as CaylusPass
 from service.settings import Settings
 from tabletop.client import ApiError, Client, commands
 from tests.conftest import LiveServer
+from tests.support.bot import serve_games
 
 
 @pytest.fixture
@@ -74,17 +74,6 @@ def test_the_client_raises_refusals_with_their_codes(server: str) -> None:
         assert msgspec.to_builtins(CaylusPass()) == {"type": "pass"}
 
 
-def _serve(server: str, key: str, spec: str, games: int) -> Runner:
-    client = Client(server, key)
-    runner = Runner(client, policy_named(spec), seed=7)
-    thread = threading.Thread(target=runner.run, args=(lambda r: r.finished >= games,))
-    thread.start()
-    thread.join(240)
-    client.close()
-    assert not thread.is_alive(), f"the runner did not finish {games} games"
-    return runner
-
-
 @pytest.mark.parametrize(
     ("game", "spec"),
     [
@@ -97,7 +86,7 @@ def test_the_runner_plays_every_game_its_player_sits_in(server: str, game: str, 
     with Client(server) as api:
         api.register("runner")
         made = [api.create_game(game, 2, seat=0, bots={1: "random"}).id for _ in range(2)]
-        runner = _serve(server, api.key or "", spec, games=2)
+        runner = serve_games(server, api.key or "", spec, games=2)
         assert runner.served == set(made)
         for game_id in made:
             assert api.game(game_id).status == "finished"
