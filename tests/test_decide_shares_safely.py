@@ -27,17 +27,19 @@ def _configs() -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize(("name", "seats"), _configs())
 def test_no_move_changes_an_earlier_state(name: str, seats: int) -> None:
-    game: Game[Any, Any] = GAMES[name]
     for index in range(2):
-        seed = f"shares-safely/{name}/{seats}/{index}".encode()
-        seen: list[tuple[Any, Any]] = []
+        _check_game(GAMES[name], seats, f"shares-safely/{name}/{seats}/{index}".encode())
 
-        def on_decision(state: Any, seat: int, command: Any) -> None:
-            before = msgspec.to_builtins(state)
-            game.decide_evolve(state, seat, command, rng_for(seed, len(seen)))
-            assert msgspec.to_builtins(state) == before, f"{seed!r}: decide changed its state"
-            seen.append((state, before))
 
-        play(game, game.options_type(), [random_bot] * seats, seed, on_decision=on_decision)
-        for move, (state, before) in enumerate(seen):
-            assert msgspec.to_builtins(state) == before, f"{seed!r}: move {move} changed later"
+def _check_game(game: Game[Any, Any], seats: int, seed: bytes) -> None:
+    seen: list[tuple[Any, Any]] = []
+
+    def on_decision(state: Any, seat: int, command: Any) -> None:
+        before = msgspec.to_builtins(state)
+        game.decide_evolve(state, seat, command, rng_for(seed, len(seen)))
+        assert msgspec.to_builtins(state) == before, f"{seed!r}: decide changed its state"
+        seen.append((state, before))
+
+    play(game, game.options_type(), [random_bot] * seats, seed, on_decision=on_decision)
+    for move, (state, before) in enumerate(seen):
+        assert msgspec.to_builtins(state) == before, f"{seed!r}: move {move} changed later"

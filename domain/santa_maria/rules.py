@@ -1,8 +1,8 @@
 """setup, decide, legal_commands and awaiting: the rules of Santa Maria.
 
-`decide` validates a command against the unchanged state, then simulates on a clone: every
-event is applied to the clone as it is emitted, so follow-ups (the effect queue, decisions,
-year end) see the state they act on. Rulings are cited as `# Rn`.
+`decide` validates a command against the unchanged state, then simulates on a working copy
+(`state.working_copy`): every event is applied to the copy as it is emitted, so follow-ups
+(the effect queue, decisions, year end) see the state they act on. Rulings are cited as `# Rn`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from domain.santa_maria.state import (
     PlayerState,
     SantaMariaOptions,
     SantaMariaState,
-    clone,
     idx,
     rc,
     storage_limit,
+    working_copy,
 )
 
 NON_BUILDINGS = frozenset((data.EMPTY, data.BLOCKED, data.ROAD))
@@ -188,9 +188,8 @@ class Sim:
 
     __slots__ = ("events", "rng", "s")
 
-    def __init__(self, state: SantaMariaState, rng: random.Random, only: int | None = None) -> None:
-        # `only`: the events of this simulation change no other player (see `decide`).
-        self.s = clone(state, only)
+    def __init__(self, state: SantaMariaState, rng: random.Random) -> None:
+        self.s = working_copy(state)
         self.events: list[Any] = []
         self.rng = rng
 
@@ -199,11 +198,9 @@ class Sim:
         evolve(self.s, event)
 
     @classmethod
-    def emitted(
-        cls, state: SantaMariaState, rng: random.Random, only: int | None, events: list[Any]
-    ) -> Sim:
+    def emitted(cls, state: SantaMariaState, rng: random.Random, events: list[Any]) -> Sim:
         """A simulation of `events` decided beforehand."""
-        sim = cls(state, rng, only)
+        sim = cls(state, rng)
         for event in events:
             sim.emit(event)
         return sim
@@ -419,8 +416,8 @@ def decide(state: SantaMariaState, seat: int, command: Any, rng: random.Random) 
 def decide_evolve(
     state: SantaMariaState, seat: int, command: Any, rng: random.Random
 ) -> tuple[list[Any], SantaMariaState]:
-    """The events of `command` and the clone they were applied to (it shares with `state`
-    the players the command left alone)."""
+    """The events of `command` and the working copy they were applied to (it shares with
+    `state` the lists and dicts the command left alone)."""
     sim = _simulate(state, seat, command, rng)
     return sim.events, sim.s
 
@@ -453,7 +450,7 @@ def _choose_colony(s: SantaMariaState, seat: int, c: cmd.ChooseColony, rng: rand
     events: list[Any] = [ev.ColonyChosen(seat=seat, board=c.board)]
     if len(s.draft_order) == 1:
         events.extend(_begin_year_one(s.start_player, s.seats, rng))
-    return Sim.emitted(s, rng, None, events)
+    return Sim.emitted(s, rng, events)
 
 
 def _main_allowed(s: SantaMariaState) -> None:
@@ -509,7 +506,7 @@ def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) ->
         raise illegal("bad_payment", "gold_for names cost kinds")
     paid = _expand_payment(p, c.tile, list(c.gold_for))
     event = ev.TilePlaced(seat=seat, tile=c.tile, cells=[CELL_RC[i] for i in cells], paid=paid)
-    return Sim.emitted(s, rng, seat, [event])
+    return Sim.emitted(s, rng, [event])
 
 
 # main action B: coin activation
@@ -528,7 +525,7 @@ def _activate_building(
     price = coin_activation_price(p)
     if p.coins < price:
         raise illegal("cannot_afford", f"the activation costs {price} coins")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     effects = list(data.BUILDING_EFFECTS[p.cells[i]])
     sim.emit(ev.BuildingActivated(seat=seat, row=c.row, col=c.col, price=price, effects=effects))
     run_queue(sim)
@@ -568,7 +565,7 @@ def _activate_die(s: SantaMariaState, seat: int, c: cmd.ActivateDie, rng: random
     if not listed:
         raise illegal("no_unoccupied_building", "the line holds no unoccupied building")
     effects = [e for i in listed for e in data.BUILDING_EFFECTS[p.cells[i]]]
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(
         ev.DieActivated(
             seat=seat,
@@ -596,7 +593,7 @@ def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) ->
         raise illegal("space_taken", f"{c.space} is taken this year")
     # the income is listed only once the action is done (RS4 may ship a tile first).
     effects = [*data.RETIRE_ACTIONS[c.space], data.SHIPPING_INCOME]
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(
         ev.Retired(seat=seat, space=c.space, position=len(s.retire_order) + 1, effects=effects)
     )
@@ -617,7 +614,7 @@ def _sell(s: SantaMariaState, seat: int, c: cmd.Sell, rng: random.Random) -> Sim
         raise illegal("cannot_afford", f"not enough {c.resource}")
     coins = c.count * sell_price(p, c.resource)
     event = ev.ResourcesSold(seat=seat, resource=c.resource, count=c.count, coins=coins)
-    return Sim.emitted(s, rng, seat, [event])
+    return Sim.emitted(s, rng, [event])
 
 
 def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> Sim:
@@ -632,7 +629,7 @@ def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> Sim:
     if p.res[c.resource] + c.count > storage_limit(p):  # R12
         raise illegal("storage_full", "buying cannot exceed the storage limit")
     event = ev.ResourcesBought(seat=seat, resource=c.resource, count=c.count, coins=coins)
-    return Sim.emitted(s, rng, seat, [event])
+    return Sim.emitted(s, rng, [event])
 
 
 def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) -> Sim:
@@ -643,7 +640,7 @@ def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) 
         raise _bad("pay and gain are two different kinds of wood/grain/sugar/gem")
     if p.res[c.pay] < 1:
         raise illegal("cannot_afford", f"no {c.pay} to pay")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.AlchemyUsed(seat=seat, pay=c.pay, gain=c.gain))
     gain_resource(sim, seat, c.gain, 1)
     return sim
@@ -668,7 +665,7 @@ def _trade(s: SantaMariaState, seat: int, c: cmd.Trade, rng: random.Random) -> S
     p = s.players[seat]
     if p.res[c.pay] < 1:
         raise illegal("cannot_afford", f"no {c.pay} to pay")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.Traded(seat=seat, pay=c.pay, gain=c.gain, amount=outputs[c.gain]))
     run_queue(sim)
     return sim
@@ -706,7 +703,7 @@ def _ship(s: SantaMariaState, seat: int, c: cmd.Ship, rng: random.Random) -> Sim
         if p.coins < data.NAVIGATOR_COINS:
             raise illegal("cannot_afford", "not enough coins")
         paid["coins"] = data.NAVIGATOR_COINS
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.Shipped(seat=seat, dock=c.dock, tile=tile, paid=paid))
     top = sim.s.ship_stack[0] if sim.s.ship_stack else None
     sim.emit(ev.DockRefilled(dock=c.dock, tile=top))
@@ -728,7 +725,7 @@ def _religion(s: SantaMariaState, seat: int, c: cmd.Religion, rng: random.Random
     frm = p.religion
     to = min(data.RELIGION_END, frm + steps)
     symbols = [m for m in data.MONK_SYMBOLS if frm < m <= to]  # R2
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(
         ev.ReligionAdvanced(
             seat=seat,
@@ -752,7 +749,7 @@ def _conquistador(s: SantaMariaState, seat: int, c: cmd.Conquistador, rng: rando
     p = s.players[seat]
     if p.coins < data.CAPTAIN_COST * c.extra:
         raise illegal("cannot_afford", "the Captain's step costs 2 coins")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     conquistador_action(sim, seat, c.extra)
     run_queue(sim)
     return sim
@@ -768,7 +765,7 @@ def _recruit(s: SantaMariaState, seat: int, c: cmd.Recruit, rng: random.Random) 
     payments = recruit_fee(s, seat, c.space)
     if p.coins < sum(n for _, n in payments):  # R20: the full payment at that moment
         raise illegal("cannot_afford", "not enough coins to pay the occupants")
-    sim = Sim(s, rng)  # payments reach the other occupants
+    sim = Sim(s, rng)
     sim.emit(ev.MonkRecruited(seat=seat, space=c.space, payments=payments))
     if c.space in data.MISSIONS:
         gain_reward(sim, seat, data.MISSIONS[c.space][1], "mission")
@@ -781,7 +778,7 @@ def _place_road(s: SantaMariaState, seat: int, c: cmd.PlaceRoad, rng: random.Ran
     i = _check_rc(c.row, c.col)
     if s.players[seat].cells[i] != data.EMPTY:
         raise illegal("bad_placement", "a road tile covers one empty cell (R16)")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.RoadPlaced(seat=seat, row=c.row, col=c.col))
     run_queue(sim)
     return sim
@@ -793,7 +790,7 @@ DECLINABLE = ("trade", "ship", "recruit", "road")
 def _decline(s: SantaMariaState, seat: int, c: cmd.Decline, rng: random.Random) -> Sim:
     if s.pending is None or s.pending.kind not in DECLINABLE:
         raise illegal("wrong_phase", "nothing to decline (answer religion/conquistador with 0)")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.Declined(seat=seat, decision=s.pending.kind))
     run_queue(sim)
     return sim
@@ -824,7 +821,7 @@ def _end_turn(s: SantaMariaState, seat: int, c: cmd.EndTurn, rng: random.Random)
         raise illegal("decision_pending", f"answer the {s.pending.kind} decision first")
     if not s.main_done:
         raise illegal("no_main_action_yet", "take a main action first")
-    sim = Sim(s, rng)  # the year end touches everyone
+    sim = Sim(s, rng)
     nxt = _next_seat(s)
     sim.emit(ev.TurnEnded(seat=seat, next=nxt))
     if nxt == -1:
