@@ -944,7 +944,7 @@ def decide_evolve(st: CaylusState, seat: int, command: Any) -> tuple[list[Any], 
     command = normalize(command)
     if command not in _choices(st, seat, kind):
         raise diagnose(st, seat, kind, command)
-    work = st.copy()
+    work = st.working_copy()
     out = apply(work, seat, kind, command, False)
     for e in out:
         evolve(work, e)
