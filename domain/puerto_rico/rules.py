@@ -1482,7 +1482,7 @@ def decide_evolve(state: State, seat: int, cmd: Any, rng: random.Random) -> tupl
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise illegal("bad_command", f"malformed command: {exc}") from None
-    ctx = Ctx(state.copy(), rng)
+    ctx = Ctx(state.working_copy(), rng)
     _apply(ctx, seat, cmd)
     _advance(ctx)
     return ctx.events, ctx.s

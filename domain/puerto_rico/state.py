@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import msgspec
 
 
@@ -98,6 +100,13 @@ class State(msgspec.Struct, kw_only=True):
     quarries_total: int = 0
     doubloons_start: int = 0
     copies_total: dict[str, int] = msgspec.field(default_factory=dict)
+
+    def working_copy(self) -> State:
+        """The copy `decide` evolves: new structs for the state and its players, whose lists
+        and dicts it shares with this state (evolve replaces them before they change)."""
+        s = copy.copy(self)
+        s.players = [copy.copy(p) for p in self.players]
+        return s
 
     def copy(self) -> State:
         s = msgspec.structs.replace(self)
