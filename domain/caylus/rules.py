@@ -131,25 +131,30 @@ def tile_pp(st: CaylusState, tile: str) -> int:
 
 
 def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> list[int | str]:
+    return list(_targets(st, seat, for_gate))
+
+
+def _targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[int | str]:
+    """The free targets in listing order, as they come (`advance` reads one, `decide` up to
+    the command it checks)."""
     tiles, workers = st.tiles, st.workers
-    out: list[int | str] = [
-        s for s in data.ROAD_SPACES if workers[s] < 0 and _WORKABLE.get(tiles[s], False)
-    ]
+    for s in data.ROAD_SPACES:
+        if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
+            yield s
     if not for_gate and st.gate < 0:
-        out.append("gate")
+        yield "gate"
     if st.trading_post < 0:
-        out.append("trading_post")
+        yield "trading_post"
     if st.merchants_guild < 0:
-        out.append("merchants_guild")
+        yield "merchants_guild"
     if st.joust_field < 0:
-        out.append("joust_field")
+        yield "joust_field"
     if st.seats > 2 and len(st.stables) < 3 and seat not in st.stables:
-        out.append("stables")
+        yield "stables"
     if st.inn_left < 0:
-        out.append("inn")
+        yield "inn"
     if seat not in st.castle_workers:
-        out.append("castle")
-    return out
+        yield "castle"
 
 
 _WORKABLE = {t: info.family in data.WORKABLE_FAMILIES for t, info in TILES.items()}
@@ -376,7 +381,7 @@ def _placements(st: CaylusState, seat: int) -> Iterator[Any]:
     p = st.players[seat]
     if p.available > 0 and p.deniers > 0:
         base, money, owners = _base_cost(st, seat), p.deniers, st.owners
-        for t in placement_targets(st, seat):
+        for t in _targets(st, seat, False):
             if base <= money or (isinstance(t, int) and owners[t] == seat):
                 yield cmd.PlaceWorker(target=t)
 

@@ -6,9 +6,8 @@ derives the awaited decision from them.
 
 from __future__ import annotations
 
-import copy
-
 import msgspec
+from msgspec.structs import replace
 
 from domain.caylus import data
 
@@ -81,8 +80,8 @@ class CaylusState(msgspec.Struct, kw_only=True):
     def working_copy(self) -> CaylusState:
         """The copy `decide` evolves: new structs for the state and its players, whose lists
         and dicts it shares with this state (evolve replaces them, never changes them)."""
-        work = copy.copy(self)
-        work.players = [copy.copy(p) for p in self.players]
+        work = replace(self)
+        work.players = [replace(p) for p in self.players]
         return work
 
     def copy(self) -> CaylusState:

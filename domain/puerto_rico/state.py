@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import msgspec
 
 
@@ -104,8 +102,8 @@ class State(msgspec.Struct, kw_only=True):
     def working_copy(self) -> State:
         """The copy `decide` evolves: new structs for the state and its players, whose lists
         and dicts it shares with this state (evolve replaces them before they change)."""
-        s = copy.copy(self)
-        s.players = [copy.copy(p) for p in self.players]
+        s = msgspec.structs.replace(self)
+        s.players = [msgspec.structs.replace(p) for p in self.players]
         return s
 
     def copy(self) -> State:

@@ -3,9 +3,8 @@ stack and of the two expansion stacks) live here and stop at `view.py`."""
 
 from __future__ import annotations
 
-import copy
-
 import msgspec
+from msgspec.structs import replace
 
 from domain.santa_maria import data
 
@@ -129,8 +128,8 @@ def clone_player(p: PlayerState) -> PlayerState:
 def working_copy(s: SantaMariaState) -> SantaMariaState:
     """The copy `decide` evolves: new structs for the state and its players, whose lists and
     dicts it shares with `s` (evolve replaces them, never changes them in place)."""
-    w = copy.copy(s)
-    w.players = [copy.copy(p) for p in s.players]
+    w = replace(s)
+    w.players = [replace(p) for p in s.players]
     return w
 
 
