@@ -38,7 +38,6 @@ def _replaced(values: list[Any], i: int, value: Any) -> list[Any]:
     return out
 
 
-
 def put_worker(st: CaylusState, seat: int, target: int | str) -> None:
     """Put a worker of `seat` on `target`: castle/stables take the lowest free slot."""
     if isinstance(target, int):
