@@ -12,6 +12,7 @@ from domain.puerto_rico.data import (
     QUARRY,
     RESIDENCE_BONUS,
     RESIDENCE_MIN,
+    SPACES,
 )
 from domain.puerto_rico.state import Player, State
 
@@ -22,7 +23,7 @@ def active(p: Player, building: str) -> bool:
 
 
 def city_used(p: Player) -> int:
-    return sum(BUILDINGS[b].spaces for b in p.buildings)
+    return sum(map(SPACES.__getitem__, p.buildings))
 
 
 def island_used(p: Player) -> int:

@@ -43,6 +43,7 @@ from domain.puerto_rico.data import (
     PRODUCERS,
     QUARRY,
     SAN_JUAN,
+    SPACES,
     TRADING_HOUSE_SIZE,
     setup_for,
 )
@@ -685,7 +686,7 @@ def _legal_builder(s: State, seat: int) -> Iterator[Any]:
         if left <= 0 or b in owned:
             continue
         info = BUILDINGS[b]
-        if free < info.spaces:
+        if free < SPACES[b]:
             continue
         cost = info.cost - flat - (quarries if quarries < info.column else info.column)
         if money >= cost:
@@ -1300,83 +1301,60 @@ def legal_commands(s: State, seat: int) -> Sequence[Any]:
     return out
 
 
+def _check_hacienda_place(s: State, seat: int, cmd: C.HaciendaPlace) -> None:
+    if not isinstance(cmd.as_forest, bool):
+        raise illegal("bad_command", "as_forest is a boolean")
+
+
+def _check_pass(s: State, seat: int, cmd: C.Pass) -> None:
+    if s.step == "captain_turn" and _load_options(s, s.players[seat]):
+        raise illegal("must_load", "you can load a cargo ship, so you cannot pass")
+    if s.step in ("settler_turn", "settler_library") and not island_free(s.players[seat]):
+        raise illegal("island_full", "no empty island space")
+
+
+# command type -> its own checks, once its step is right (by exact type: decoded commands)
+CHECKS: dict[type, Callable[[State, int, Any], object]] = {
+    C.DraftBuilding: _check_draft,
+    C.ChooseRole: _check_role,
+    C.HaciendaDraw: _check_hacienda_draw,
+    C.HaciendaPlace: _check_hacienda_place,
+    C.Settle: _check_settle,
+    C.Pass: _check_pass,
+    C.PlaceColonists: _check_mayor,
+    C.Build: _check_build,
+    C.CraftsmanBonus: _check_bonus,
+    C.Sell: _check_sell,
+    C.Load: _check_load,
+    C.ShipWharf: _check_wharf,
+    C.ShipSmallWharf: _check_small_wharf,
+    C.Store: _check_store,
+    C.MoveGuest: _check_move_guest,
+    C.GuestsDone: lambda s, seat, cmd: None,
+}
+
+
 def _check(s: State, seat: int, cmd: Any) -> None:
     """Raise RuleError unless `cmd` is legal for `seat` now."""
     if s.over:
         raise illegal("game_over", "the game is over")
-    if not isinstance(
-        cmd,
-        (
-            C.DraftBuilding,
-            C.ChooseRole,
-            C.HaciendaDraw,
-            C.HaciendaPlace,
-            C.Settle,
-            C.Pass,
-            C.PlaceColonists,
-            C.Build,
-            C.CraftsmanBonus,
-            C.Sell,
-            C.Load,
-            C.ShipWharf,
-            C.ShipSmallWharf,
-            C.Store,
-            C.MoveGuest,
-            C.GuestsDone,
-        ),
-    ):
-        raise illegal("unknown_command", f"not a Puerto Rico command: {type(cmd).__name__}")
+    t = type(cmd)
+    check = CHECKS.get(t)
+    if check is None:
+        raise illegal("unknown_command", f"not a Puerto Rico command: {t.__name__}")
     if s.step == "guest_window":
         if seat not in s.window:
             raise not_your_turn(seat)
-        if isinstance(cmd, C.GuestsDone):
-            return
-        if isinstance(cmd, C.MoveGuest):
-            _check_move_guest(s, seat, cmd)
-            return
-        raise illegal("wrong_phase", "only move_guest or guests_done in a guest window")
-    if not s.step or seat != s.actor:
+        if t is not C.GuestsDone and t is not C.MoveGuest:
+            raise illegal("wrong_phase", "only move_guest or guests_done in a guest window")
+    elif not s.step or seat != s.actor:
         raise not_your_turn(seat)
-    if isinstance(cmd, C.MoveGuest):
+    elif t is C.MoveGuest:
         if s.step == "draft_building":
             raise illegal("wrong_phase", "no guests during the draft")
-        _check_move_guest(s, seat, cmd)
-        return
-    steps = ALLOWED.get(type(cmd), ())
-    if s.step not in steps:
-        raise illegal("wrong_phase", f"{type(cmd).__name__} is not possible at {s.step}")
-    if isinstance(cmd, C.DraftBuilding):
-        _check_draft(s, seat, cmd)
-    elif isinstance(cmd, C.ChooseRole):
-        _check_role(s, seat, cmd)
-    elif isinstance(cmd, C.HaciendaDraw):
-        _check_hacienda_draw(s, seat, cmd)
-    elif isinstance(cmd, C.HaciendaPlace):
-        if not isinstance(cmd.as_forest, bool):
-            raise illegal("bad_command", "as_forest is a boolean")
-    elif isinstance(cmd, C.Settle):
-        _check_settle(s, seat, cmd)
-    elif isinstance(cmd, C.Pass):
-        if s.step == "captain_turn" and _load_options(s, s.players[seat]):
-            raise illegal("must_load", "you can load a cargo ship, so you cannot pass")
-        if s.step in ("settler_turn", "settler_library") and not island_free(s.players[seat]):
-            raise illegal("island_full", "no empty island space")
-    elif isinstance(cmd, C.PlaceColonists):
-        _check_mayor(s, seat, cmd)
-    elif isinstance(cmd, C.Build):
-        _check_build(s, seat, cmd)
-    elif isinstance(cmd, C.CraftsmanBonus):
-        _check_bonus(s, seat, cmd)
-    elif isinstance(cmd, C.Sell):
-        _check_sell(s, seat, cmd)
-    elif isinstance(cmd, C.Load):
-        _check_load(s, seat, cmd)
-    elif isinstance(cmd, C.ShipWharf):
-        _check_wharf(s, seat, cmd)
-    elif isinstance(cmd, C.ShipSmallWharf):
-        _check_small_wharf(s, seat, cmd)
-    elif isinstance(cmd, C.Store):
-        _check_store(s, seat, cmd)
+    elif s.step not in ALLOWED.get(t, ()):
+        raise illegal("wrong_phase", f"{t.__name__} is not possible at {s.step}")
+    check(s, seat, cmd)
 
 
 def _apply(ctx: Ctx, seat: int, cmd: Any) -> None:
