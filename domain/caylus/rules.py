@@ -135,12 +135,22 @@ def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> lis
 
 
 def _targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[int | str]:
-    """The free targets in listing order, as they come (`advance` reads one, `decide` up to
-    the command it checks)."""
+    """The free targets in listing order, as they come (`advance` reads one)."""
     tiles, workers = st.tiles, st.workers
     for s in data.ROAD_SPACES:
         if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
             yield s
+    yield from _named_targets(st, seat, for_gate)
+
+
+def _is_target(st: CaylusState, seat: int, t: int | str) -> bool:
+    """`t in placement_targets(st, seat)`, without listing the road."""
+    if isinstance(t, int):
+        return t in data.ROAD_SPACES and st.workers[t] < 0 and _WORKABLE.get(st.tiles[t], False)
+    return t in _named_targets(st, seat, False)
+
+
+def _named_targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[str]:
     if not for_gate and st.gate < 0:
         yield "gate"
     if st.trading_post < 0:
@@ -380,15 +390,30 @@ def _placements(st: CaylusState, seat: int) -> Iterator[Any]:
     yield _PASS
     p = st.players[seat]
     if p.available > 0 and p.deniers > 0:
-        base, money, owners = _base_cost(st, seat), p.deniers, st.owners
+        only_own = _base_cost(st, seat) > p.deniers  # R24: the own buildings cost 1
         for t in _targets(st, seat, False):
-            if base <= money or (isinstance(t, int) and owners[t] == seat):
+            if not only_own or _owned(st, seat, t):
                 yield cmd.PlaceWorker(target=t)
+
+
+def _owned(st: CaylusState, seat: int, t: int | str) -> bool:
+    return isinstance(t, int) and st.owners[t] == seat
+
+
+def _is_placement(st: CaylusState, seat: int, c: Any) -> bool:
+    """`c in _placements(st, seat)`, checked directly (`decide`'s check of the most frequent
+    decision)."""
+    if type(c) is cmd.Pass:
+        return True
+    p = st.players[seat]
+    if p.available <= 0 or p.deniers <= 0 or not _is_target(st, seat, c.target):
+        return False
+    return _base_cost(st, seat) <= p.deniers or _owned(st, seat, c.target)
 
 
 def _choices(st: CaylusState, seat: int, kind: str) -> Iterable[Any]:
     """The commands `legal` lists, in order: an iterator for placements (the most frequent
-    decision), so that `decide` stops at the command it checks and `advance` after two."""
+    decision), so that `advance` stops after two."""
     p = st.players[seat]
     if kind == "place":
         return _placements(st, seat)
@@ -947,7 +972,10 @@ def decide_evolve(st: CaylusState, seat: int, command: Any) -> tuple[list[Any], 
     if not well_typed(command):
         raise illegal("invalid_parameters", "malformed command parameters")
     command = normalize(command)
-    if command not in _choices(st, seat, kind):
+    listed = (
+        _is_placement(st, seat, command) if kind == "place" else command in _choices(st, seat, kind)
+    )
+    if not listed:
         raise diagnose(st, seat, kind, command)
     work = st.working_copy()
     out = apply(work, seat, kind, command, False)
