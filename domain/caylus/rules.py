@@ -135,11 +135,10 @@ def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> lis
 
 
 def _targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[int | str]:
-    """The free targets in listing order, as they come (`advance` reads one)."""
+    """The free targets in listing order: the road at once, then the named buildings as they
+    come."""
     tiles, workers = st.tiles, st.workers
-    for s in data.ROAD_SPACES:
-        if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
-            yield s
+    yield from [s for s in data.ROAD_SPACES if workers[s] < 0 and _WORKABLE.get(tiles[s], False)]
     yield from _named_targets(st, seat, for_gate)
 
 
@@ -382,18 +381,32 @@ def _deltas(st: CaylusState, budget: int) -> list[int]:
 _PASS = cmd.Pass()
 
 
+# Every placement command, made once (commands are frozen).
+_PLACE_WORKER: dict[int | str, Any] = {
+    t: cmd.PlaceWorker(target=t) for t in [*data.ROAD_SPACES, *data.PLACE_TARGETS_NAMED]
+}
+
+
 def legal(st: CaylusState, seat: int, kind: str) -> list[Any]:
+    if kind == "place":  # the most frequent decision, listed without a generator per command
+        return [_PASS, *map(_PLACE_WORKER.__getitem__, _placement_targets(st, seat))]
     return list(_choices(st, seat, kind))
 
 
 def _placements(st: CaylusState, seat: int) -> Iterator[Any]:
     yield _PASS
+    for t in _placement_targets(st, seat):
+        yield _PLACE_WORKER[t]
+
+
+def _placement_targets(st: CaylusState, seat: int) -> Iterator[int | str]:
+    """The targets `seat` can place a worker on now and pay for."""
     p = st.players[seat]
-    if p.available > 0 and p.deniers > 0:
-        only_own = _base_cost(st, seat) > p.deniers  # R24: the own buildings cost 1
-        for t in _targets(st, seat, False):
-            if not only_own or _owned(st, seat, t):
-                yield cmd.PlaceWorker(target=t)
+    if p.available <= 0 or p.deniers <= 0:
+        return iter(())
+    if _base_cost(st, seat) > p.deniers:  # R24: the own buildings cost 1
+        return (t for t in _targets(st, seat, False) if _owned(st, seat, t))
+    return _targets(st, seat, False)
 
 
 def _owned(st: CaylusState, seat: int, t: int | str) -> bool:
