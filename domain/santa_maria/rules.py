@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
+from itertools import compress
 from typing import Any
 
 from domain.contract import RuleError, illegal, not_your_turn
@@ -103,6 +105,12 @@ def coin_activation_price(p: PlayerState) -> int:
 def change_cost(p: PlayerState, face: int, value: int) -> int:
     pips = abs(value - face)
     return max(0, pips - 1) if "SC02" in p.scholars else pips
+
+
+def change_reach(p: PlayerState) -> int:
+    """The most pips the player can pay to change a die by: `change_cost(p, face, value) <=
+    p.coins` exactly when `abs(value - face) <= change_reach(p)`."""
+    return p.coins + 1 if "SC02" in p.scholars else p.coins
 
 
 def white_cap(p: PlayerState) -> int:
@@ -902,14 +910,37 @@ def awaiting(s: SantaMariaState) -> list[int]:
     return [s.active] if s.phase in ("draft", "play") and s.active >= 0 else []
 
 
+# Commands made once and shared between legal lists (commands are frozen).
+ACTIVATE_BUILDING = [cmd.ActivateBuilding(row=r, col=c) for r, c in CELL_RC]  # by cell
+WHITE_DIE = {
+    (face, v): cmd.ActivateDie(die="white", face=face, value=v)
+    for face in range(1, 7)
+    for v in range(1, 7)
+}
+BLUE_DIE = {
+    (index, v): cmd.ActivateDie(die="blue", index=index, value=v)
+    for index in range(1, data.MAX_BLUE_DICE + 1)
+    for v in range(1, 7)
+}
+
+
+@cache
+def _counted(kind: type, resource: str, top: int) -> tuple[Any, ...]:
+    """`kind(resource=resource, count=n)` for n = 1..top, made once."""
+    return tuple(kind(resource=resource, count=n) for n in range(1, top + 1))
+
+
 def free_actions(s: SantaMariaState, p: PlayerState) -> list[Any]:
     out: list[Any] = []
+    res = p.res
     for r in data.RESOURCES:
-        out.extend(cmd.Sell(resource=r, count=n) for n in range(1, p.res[r] + 1))
+        if res[r] > 0:
+            out += _counted(cmd.Sell, r, res[r])
     limit = storage_limit(p)
     for r, price in data.BUY_PRICE.items():
-        top = min(p.coins // price, limit - p.res[r])
-        out.extend(cmd.Buy(resource=r, count=n) for n in range(1, top + 1))
+        top = min(p.coins // price, limit - res[r])
+        if top > 0:
+            out += _counted(cmd.Buy, r, top)
     if "SC10" in p.scholars and not p.alchemy_used:
         for pay in data.COST_KINDS:
             if p.res[pay] >= 1:
@@ -945,25 +976,23 @@ def activation_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
         for code, die, coins in zip(p.cells, p.die_on, p.coins_on, strict=True)
     ]
     if p.coins >= coin_activation_price(p):
-        for i in range(36):
-            if free[i]:  # listing order: row by row
-                r, c = CELL_RC[i]
-                out.append(cmd.ActivateBuilding(row=r, col=c))
+        out += compress(ACTIVATE_BUILDING, free)  # listing order: row by row
+    reach = change_reach(p)
     if p.white_taken < white_cap(p) and s.white_pool:
         columns = [v for v in range(1, 7) if any(map(free.__getitem__, COLUMNS[v - 1]))]
-        for face in sorted(set(s.white_pool)):
-            for v in columns:
-                if change_cost(p, face, v) <= p.coins:
-                    out.append(cmd.ActivateDie(die="white", face=face, value=v))
+        out += [
+            WHITE_DIE[face, v]
+            for face in sorted(set(s.white_pool))
+            for v in columns
+            if abs(v - face) <= reach
+        ]
     rows: list[int] | None = None
     for i, face in enumerate(p.blue):
         if p.blue_used[i] or p.blue_locked[i]:
             continue
         if rows is None:
             rows = [v for v in range(1, 7) if any(map(free.__getitem__, ROWS[v - 1]))]
-        for v in rows:
-            if change_cost(p, face, v) <= p.coins:
-                out.append(cmd.ActivateDie(die="blue", index=i + 1, value=v))
+        out += [BLUE_DIE[i + 1, v] for v in rows if abs(v - face) <= reach]
     return out
 
 
