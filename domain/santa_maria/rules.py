@@ -963,8 +963,11 @@ def expand_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
         if shape not in cells_by_shape:
             placements = legal_placements(p, tile)
             cells_by_shape[shape] = [[CELL_RC[i] for i in pl] for pl in placements]
-        for cells in cells_by_shape[shape]:
-            out.extend(cmd.Expand(tile=tile, cells=cells, gold_for=g) for g in payments)
+        out += [
+            cmd.Expand(tile=tile, cells=cells, gold_for=g)
+            for cells in cells_by_shape[shape]
+            for g in payments
+        ]
     return out
 
 
