@@ -135,10 +135,11 @@ def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> lis
 
 
 def _targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[int | str]:
-    """The free targets in listing order: the road at once, then the named buildings as they
-    come."""
+    """The free targets in listing order, as they come (`advance` reads one)."""
     tiles, workers = st.tiles, st.workers
-    yield from [s for s in data.ROAD_SPACES if workers[s] < 0 and _WORKABLE.get(tiles[s], False)]
+    for s in data.ROAD_SPACES:
+        if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
+            yield s
     yield from _named_targets(st, seat, for_gate)
 
 
