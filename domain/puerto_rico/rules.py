@@ -446,6 +446,13 @@ def _layout_slots(p: Player) -> list[tuple[str, int]]:
     return slots
 
 
+def _single_layout(slots: list[tuple[str, int]], place: int) -> bool:
+    """`_ways(slots, place)[0][place] == 1` (`place` at most the circles), counted without
+    the table: with two slots or more (each with a circle) and neither none nor all circles
+    to fill, a colonist can always move from one slot to another."""
+    return place == 0 or place == sum(c for _, c in slots) or len(slots) == 1
+
+
 def _ways(slots: list[tuple[str, int]], place: int) -> list[list[int]]:
     """ways[i][r]: layouts putting exactly r colonists on slots i.. (r ≤ place)."""
     return _ways_caps(tuple(c for _, c in slots), place)
@@ -481,9 +488,9 @@ class Layouts(Sequence[Any]):
         cap = sum(c for _, c in slots)
         self.parts: list[tuple[int, int, list[list[int]]]] = []  # (privilege, place, ways)
         self.total = 0
+        ways = _ways(slots, min(base + privileges, cap))  # its rows serve every smaller place
         for priv in range(privileges + 1):
             place = min(base + priv, cap)
-            ways = _ways(slots, place)
             self.parts.append((priv, place, ways))
             self.total += ways[0][place]
 
@@ -1431,7 +1438,7 @@ def _advance(ctx: Ctx) -> None:
             p = s.players[seat]
             slots = _layout_slots(p)
             place = min(_colonist_total(p), sum(c for _, c in slots))
-            if _ways(slots, place)[0][place] == 1:
+            if _single_layout(slots, place):
                 _apply(
                     ctx,
                     seat,
