@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from functools import cache
 from itertools import islice
+from operator import ge
 from typing import Any
 
 from domain.caylus import commands as cmd
@@ -53,7 +55,13 @@ def _neg(v: list[int] | tuple[int, ...]) -> list[int]:
 
 
 def _has(held: list[int], need: list[int] | tuple[int, ...]) -> bool:
-    return all(h >= n for h, n in zip(held, need, strict=False))
+    return all(map(ge, held, need))
+
+
+@cache
+def _need(letters: str | tuple[str, ...]) -> tuple[int, ...]:
+    """The cube vector of a cost or a batch, computed once."""
+    return tuple(data.cube_vector(letters))
 
 
 def _sort_cubes(cubes: list[str]) -> list[str]:
@@ -118,7 +126,7 @@ def batch_section(st: CaylusState) -> int:
 
 
 def holds_batch(cubes: list[int]) -> bool:
-    return any(_has(cubes, data.cube_vector(b)) for b in data.BATCHES)
+    return any(_has(cubes, _need(b)) for b in data.BATCHES)
 
 
 def tile_pp(st: CaylusState, tile: str) -> int:
@@ -215,9 +223,9 @@ def wood_builds(st: CaylusState, seat: int, favour: bool) -> list[tuple[str, str
         if "X" in cost:
             cost.remove("X")
             for x in data.CUBES:
-                if _has(held, data.cube_vector([*cost, x])):
+                if _has(held, _need((*cost, x))):
                     out.append((tile, x))
-        elif _has(held, data.cube_vector(cost)):
+        elif _has(held, _need(tuple(cost))):
             out.append((tile, "none"))
     return out
 
@@ -235,7 +243,7 @@ def stone_builds(st: CaylusState, seat: int, favour: bool) -> list[str]:
         cost = list(TILES[tile].cost)
         if favour:
             cost.remove("S")
-        if _has(held, data.cube_vector(cost)):
+        if _has(held, _need(tuple(cost))):
             out.append(tile)
     out.sort(key=lambda t: _STONE_ORDER[t])
     return out
@@ -251,7 +259,7 @@ def prestige_builds(st: CaylusState, seat: int) -> list[tuple[str, int]]:
     held = st.players[seat].cubes
     out: list[tuple[str, int]] = []
     for tile in data.PRESTIGE_TILES:
-        if tile in st.stock and _has(held, data.cube_vector(TILES[tile].cost)):
+        if tile in st.stock and _has(held, _need(TILES[tile].cost)):
             out.extend((tile, r) for r in homes)
     return out
 
@@ -454,7 +462,7 @@ def _choices(st: CaylusState, seat: int, kind: str) -> Iterable[Any]:
         out = [cmd.CastleDone()]
         if room(st) > 0:
             for b in data.BATCHES:
-                if _has(p.cubes, data.cube_vector(b)):
+                if _has(p.cubes, _need(b)):
                     out.append(cmd.CastleBatch(batch=b))
         return out
     if kind == "favour":
@@ -502,7 +510,7 @@ def _legal_activation(st: CaylusState, seat: int, space: int) -> list[Any]:
         if tile == "alchemist":
             for option, (give, _gold) in data.ALCHEMIST.items():
                 for m in _multisets(data.NON_GOLD, give):
-                    if _has(p.cubes, data.cube_vector(m)):
+                    if _has(p.cubes, _need(tuple(m))):
                         out.append(cmd.Exchange(option=option, cubes=m))
             return out
         for option, (d, cubes, _pp, _gain) in data.EXCHANGE[tile].items():
