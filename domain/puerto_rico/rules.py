@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement, islice, product
 from typing import Any
 
@@ -143,8 +143,15 @@ def _total_picks(s: State) -> int:
     return s.n * setup_for(s.n).picks_per_player
 
 
+@cache
+def _choose_role(role: str) -> C.ChooseRole:
+    """The command made once per role (commands are frozen)."""
+    return C.ChooseRole(role=role)
+
+
 def _legal_roles(s: State, seat: int) -> list[Any]:
-    return [C.ChooseRole(role=r) for r in s.roles if r not in s.picked]
+    picked = s.picked
+    return [_choose_role(r) for r in s.roles if r not in picked]
 
 
 def _check_role(s: State, seat: int, cmd: C.ChooseRole) -> None:
@@ -1023,12 +1030,13 @@ def _small_wharf_mixes(p: Player) -> list[dict[str, int]]:
 
 def _legal_captain(s: State, seat: int) -> list[Any]:
     p = s.players[seat]
-    out: list[Any] = list(_load_options(s, p))
+    loads = _load_options(s, p)
+    out: list[Any] = list(loads)
     if p.buildings.get("wharf", 0) > 0 and not s.wharf_used[seat]:
         out.extend(C.ShipWharf(good=GOODS[g]) for g in range(5) if p.goods[g] > 0)
     if p.buildings.get("small_wharf", 0) > 0 and not s.small_wharf_used[seat]:
         out.extend(C.ShipSmallWharf(goods=m) for m in _small_wharf_mixes(p))
-    if not any(isinstance(c, C.Load) for c in out):
+    if not loads:
         out.append(C.Pass())
     return out
 
