@@ -12,9 +12,11 @@ from domain.puerto_rico.data import (
     QUARRY,
     RESIDENCE_BONUS,
     RESIDENCE_MIN,
-    SPACES,
 )
 from domain.puerto_rico.state import Player, State
+
+# City spaces by building, looked up without the property (the hot path of random games).
+SPACES: dict[str, int] = {b: info.spaces for b, info in BUILDINGS.items()}
 
 
 def active(p: Player, building: str) -> bool:

@@ -186,8 +186,6 @@ BUILDINGS: dict[str, Building] = {
     )
 }
 BUILDING_ORDER: tuple[str, ...] = tuple(BUILDINGS)
-# city spaces a building takes, looked up without the property (the hot path of random games)
-SPACES: dict[str, int] = {b: info.spaces for b, info in BUILDINGS.items()}
 PRODUCTION_BUILDINGS: tuple[str, ...] = tuple(b for b in BUILDINGS if not BUILDINGS[b].violet)
 BASE_VIOLET: tuple[str, ...] = tuple(
     b for b in BUILDINGS if BUILDINGS[b].violet and not BUILDINGS[b].expansion

@@ -17,6 +17,7 @@ from domain.contract import RuleError, illegal, not_your_turn
 from domain.puerto_rico import commands as C
 from domain.puerto_rico import events as E
 from domain.puerto_rico.board import (
+    SPACES,
     city_free,
     drawable,
     empty_building_circles,
@@ -43,7 +44,6 @@ from domain.puerto_rico.data import (
     PRODUCERS,
     QUARRY,
     SAN_JUAN,
-    SPACES,
     TRADING_HOUSE_SIZE,
     setup_for,
 )
