@@ -442,6 +442,7 @@ def _mayor_privilege_max(s: State, seat: int) -> int:
 
 
 _RANK = {b: i for i, b in enumerate(BUILDING_ORDER)}
+_SLOT_RANK = {k: i for i, k in enumerate((*ISLAND, *BUILDING_ORDER))}  # `_layout_slots` order
 
 
 def _layout_slots(p: Player) -> list[tuple[str, int]]:
@@ -608,9 +609,8 @@ def _check_mayor(s: State, seat: int, cmd: C.PlaceColonists) -> None:
 def _do_mayor(ctx: Ctx, seat: int, cmd: C.PlaceColonists) -> None:
     s = ctx.s
     p = s.players[seat]
-    # canonical key order (ISLAND then BUILDING_ORDER)
-    order = {k: i for i, (k, _) in enumerate(_layout_slots(p))}
-    layout = dict(sorted(cmd.layout.items(), key=lambda kv: order[kv[0]]))
+    # canonical key order (ISLAND then BUILDING_ORDER), the order of the layout slots
+    layout = dict(sorted(cmd.layout.items(), key=lambda kv: _SLOT_RANK[kv[0]]))
     sj = _colonist_total(p) + cmd.privilege - sum(layout.values())
     ctx.emit(E.ColonistsPlaced(seat=seat, privilege=cmd.privilege, layout=layout, san_juan=sj))
     nxt = _next_in_phase(s, seat)
