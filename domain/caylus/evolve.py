@@ -1,4 +1,7 @@
-"""evolve: apply one event to the state, in place. No randomness, no validation."""
+"""evolve: apply one event to the state, in place. No randomness, no validation.
+
+Fields are assigned, lists and dicts are replaced, never changed in place: `decide` works on
+a shallow copy (`CaylusState.working_copy`) that shares them with the state it was given."""
 
 from __future__ import annotations
 
@@ -28,10 +31,17 @@ def evolve(state: CaylusState, event: Any) -> CaylusState:
 # --- helpers ----------------------------------------------------------------------------------
 
 
+def _replaced(values: list[Any], i: int, value: Any) -> list[Any]:
+    """`values` with item `i` replaced, as a new list."""
+    out = values[:]
+    out[i] = value
+    return out
+
+
 def put_worker(st: CaylusState, seat: int, target: int | str) -> None:
     """Put a worker of `seat` on `target`: castle/stables take the lowest free slot."""
     if isinstance(target, int):
-        st.workers[target] = seat
+        st.workers = _replaced(st.workers, target, seat)
     elif target == "gate":
         st.gate = seat
     elif target == "trading_post":
@@ -41,11 +51,11 @@ def put_worker(st: CaylusState, seat: int, target: int | str) -> None:
     elif target == "joust_field":
         st.joust_field = seat
     elif target == "stables":
-        st.stables.append(seat)
+        st.stables = [*st.stables, seat]
     elif target == "inn":
         st.inn_left = seat
     elif target == "castle":
-        st.castle_workers.append(seat)
+        st.castle_workers = [*st.castle_workers, seat]
 
 
 def _next_actor(st: CaylusState) -> None:
@@ -71,10 +81,12 @@ def _turn_order(st: CaylusState, e: ev.TurnOrderDrawn) -> None:
 
 @_on(ev.RoadSetUp)
 def _road(st: CaylusState, e: ev.RoadSetUp) -> None:
+    tiles = st.tiles[:]
     for i, tile in enumerate(e.neutral):
-        st.tiles[i + 1] = tile
+        tiles[i + 1] = tile
     for space, tile in data.FIXED_ON_ROAD.items():
-        st.tiles[space] = tile
+        tiles[space] = tile
+    st.tiles = tiles
     st.stock = list(e.stock)
 
 
@@ -82,12 +94,8 @@ def _road(st: CaylusState, e: ev.RoadSetUp) -> None:
 def _resources(st: CaylusState, e: ev.ResourcesChanged) -> None:
     p = st.players[e.seat]
     p.deniers += e.deniers
-    c = p.cubes
-    c[0] += e.food
-    c[1] += e.wood
-    c[2] += e.stone
-    c[3] += e.cloth
-    c[4] += e.gold
+    food, wood, stone, cloth, gold = p.cubes
+    p.cubes = [food + e.food, wood + e.wood, stone + e.stone, cloth + e.cloth, gold + e.gold]
     p.pp += e.prestige
 
 
@@ -128,7 +136,7 @@ def _placed(st: CaylusState, e: ev.WorkerPlaced) -> None:
 
 @_on(ev.Passed)
 def _passed(st: CaylusState, e: ev.Passed) -> None:
-    st.passing.append(e.seat)
+    st.passing = [*st.passing, e.seat]
     _next_actor(st)
 
 
@@ -209,39 +217,46 @@ def _owner_bonus(st: CaylusState, e: ev.OwnerBonusTaken) -> None:
 
 @_on(ev.WorkerReturned)
 def _returned(st: CaylusState, e: ev.WorkerReturned) -> None:
-    st.workers[e.space] = -1
+    st.workers = _replaced(st.workers, e.space, -1)
     st.players[e.seat].available += 1
     st.stage = 0
 
 
 @_on(ev.SweepEnded)
 def _sweep_ended(st: CaylusState, e: ev.SweepEnded) -> None:
+    workers = st.workers[:]
     for space in e.returned:
-        st.players[st.workers[space]].available += 1
-        st.workers[space] = -1
+        st.players[workers[space]].available += 1
+        workers[space] = -1
+    st.workers = workers
     st.stage = 3
 
 
 @_on(ev.TileBuilt)
 def _built(st: CaylusState, e: ev.TileBuilt) -> None:
-    st.tiles[e.space] = e.tile
-    st.owners[e.space] = e.seat
-    st.stock.remove(e.tile)
+    _own(st, e.space, e.tile, e.seat)
+    stock = st.stock[:]
+    stock.remove(e.tile)
+    st.stock = stock
+
+
+def _own(st: CaylusState, space: int, tile: str, seat: int) -> None:
+    st.tiles = _replaced(st.tiles, space, tile)
+    st.owners = _replaced(st.owners, space, seat)
 
 
 @_on(ev.TransformationScheduled)
 def _scheduled(st: CaylusState, e: ev.TransformationScheduled) -> None:
-    st.pending_transform[e.space] = e.seat
+    st.pending_transform = {**st.pending_transform, e.space: e.seat}
 
 
 @_on(ev.Transformed)
 def _transformed(st: CaylusState, e: ev.Transformed) -> None:
-    st.pending_transform.pop(e.space, None)
+    st.pending_transform = {k: v for k, v in st.pending_transform.items() if k != e.space}
     family = data.TILES[e.removed].family
     if family in ("wood", "stone"):
-        st.stock.append(e.removed)  # back to the stock, may be built again
-    st.tiles[e.space] = "residence"
-    st.owners[e.space] = e.seat
+        st.stock = [*st.stock, e.removed]  # back to the stock, may be built again
+    _own(st, e.space, "residence", e.seat)
 
 
 # --- favours ----------------------------------------------------------------------------------
@@ -257,8 +272,8 @@ def _favours(st: CaylusState, e: ev.FavoursGained) -> None:
 def _favour_taken(st: CaylusState, e: ev.FavourTaken) -> None:
     p = st.players[e.seat]
     row = data.ROW_INDEX[e.row]
-    p.markers[row] = e.marker
-    p.rows_used[row] = True
+    p.markers = _replaced(p.markers, row, e.marker)
+    p.rows_used = _replaced(p.rows_used, row, True)
     p.pending_favours -= 1
 
 
@@ -272,7 +287,7 @@ def _favour_lost(st: CaylusState, e: ev.FavourLost) -> None:
 
 @_on(ev.BatchDelivered)
 def _batch(st: CaylusState, e: ev.BatchDelivered) -> None:
-    st.sections[e.section].append(e.seat)
+    st.sections = _replaced(st.sections, e.section, [*st.sections[e.section], e.seat])
     st.players[e.seat].batches += 1
 
 
@@ -312,7 +327,7 @@ def _section_scored(st: CaylusState, e: ev.SectionScored) -> None:
 
 @_on(ev.SectionClosed)
 def _section_closed(st: CaylusState, e: ev.SectionClosed) -> None:
-    st.scored[e.section] = True
+    st.scored = _replaced(st.scored, e.section, True)
     st.scoring = -1
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from functools import cache
 from itertools import islice
+from operator import ge
 from typing import Any
 
 from domain.caylus import commands as cmd
@@ -53,7 +55,13 @@ def _neg(v: list[int] | tuple[int, ...]) -> list[int]:
 
 
 def _has(held: list[int], need: list[int] | tuple[int, ...]) -> bool:
-    return all(h >= n for h, n in zip(held, need, strict=False))
+    return all(map(ge, held, need))
+
+
+@cache
+def _need(letters: str | tuple[str, ...]) -> tuple[int, ...]:
+    """The cube vector of a cost or a batch, computed once."""
+    return tuple(data.cube_vector(letters))
 
 
 def _sort_cubes(cubes: list[str]) -> list[str]:
@@ -118,7 +126,7 @@ def batch_section(st: CaylusState) -> int:
 
 
 def holds_batch(cubes: list[int]) -> bool:
-    return any(_has(cubes, data.cube_vector(b)) for b in data.BATCHES)
+    return any(_has(cubes, _need(b)) for b in data.BATCHES)
 
 
 def tile_pp(st: CaylusState, tile: str) -> int:
@@ -131,25 +139,40 @@ def tile_pp(st: CaylusState, tile: str) -> int:
 
 
 def placement_targets(st: CaylusState, seat: int, for_gate: bool = False) -> list[int | str]:
+    return list(_targets(st, seat, for_gate))
+
+
+def _targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[int | str]:
+    """The free targets in listing order, as they come (`advance` reads one)."""
     tiles, workers = st.tiles, st.workers
-    out: list[int | str] = [
-        s for s in data.ROAD_SPACES if workers[s] < 0 and _WORKABLE.get(tiles[s], False)
-    ]
+    for s in data.ROAD_SPACES:
+        if workers[s] < 0 and _WORKABLE.get(tiles[s], False):
+            yield s
+    yield from _named_targets(st, seat, for_gate)
+
+
+def _is_target(st: CaylusState, seat: int, t: int | str) -> bool:
+    """`t in placement_targets(st, seat)`, without listing the road."""
+    if isinstance(t, int):
+        return t in data.ROAD_SPACES and st.workers[t] < 0 and _WORKABLE.get(st.tiles[t], False)
+    return t in _named_targets(st, seat, False)
+
+
+def _named_targets(st: CaylusState, seat: int, for_gate: bool) -> Iterator[str]:
     if not for_gate and st.gate < 0:
-        out.append("gate")
+        yield "gate"
     if st.trading_post < 0:
-        out.append("trading_post")
+        yield "trading_post"
     if st.merchants_guild < 0:
-        out.append("merchants_guild")
+        yield "merchants_guild"
     if st.joust_field < 0:
-        out.append("joust_field")
+        yield "joust_field"
     if st.seats > 2 and len(st.stables) < 3 and seat not in st.stables:
-        out.append("stables")
+        yield "stables"
     if st.inn_left < 0:
-        out.append("inn")
+        yield "inn"
     if seat not in st.castle_workers:
-        out.append("castle")
-    return out
+        yield "castle"
 
 
 _WORKABLE = {t: info.family in data.WORKABLE_FAMILIES for t, info in TILES.items()}
@@ -200,9 +223,9 @@ def wood_builds(st: CaylusState, seat: int, favour: bool) -> list[tuple[str, str
         if "X" in cost:
             cost.remove("X")
             for x in data.CUBES:
-                if _has(held, data.cube_vector([*cost, x])):
+                if _has(held, _need((*cost, x))):
                     out.append((tile, x))
-        elif _has(held, data.cube_vector(cost)):
+        elif _has(held, _need(tuple(cost))):
             out.append((tile, "none"))
     return out
 
@@ -220,7 +243,7 @@ def stone_builds(st: CaylusState, seat: int, favour: bool) -> list[str]:
         cost = list(TILES[tile].cost)
         if favour:
             cost.remove("S")
-        if _has(held, data.cube_vector(cost)):
+        if _has(held, _need(tuple(cost))):
             out.append(tile)
     out.sort(key=lambda t: _STONE_ORDER[t])
     return out
@@ -236,7 +259,7 @@ def prestige_builds(st: CaylusState, seat: int) -> list[tuple[str, int]]:
     held = st.players[seat].cubes
     out: list[tuple[str, int]] = []
     for tile in data.PRESTIGE_TILES:
-        if tile in st.stock and _has(held, data.cube_vector(TILES[tile].cost)):
+        if tile in st.stock and _has(held, _need(TILES[tile].cost)):
             out.extend((tile, r) for r in homes)
     return out
 
@@ -367,23 +390,52 @@ def _deltas(st: CaylusState, budget: int) -> list[int]:
 _PASS = cmd.Pass()
 
 
+# Every placement command, made once (commands are frozen).
+_PLACE_WORKER: dict[int | str, Any] = {
+    t: cmd.PlaceWorker(target=t) for t in [*data.ROAD_SPACES, *data.PLACE_TARGETS_NAMED]
+}
+
+
 def legal(st: CaylusState, seat: int, kind: str) -> list[Any]:
+    if kind == "place":  # the most frequent decision, listed without a generator per command
+        return [_PASS, *map(_PLACE_WORKER.__getitem__, _placement_targets(st, seat))]
     return list(_choices(st, seat, kind))
 
 
 def _placements(st: CaylusState, seat: int) -> Iterator[Any]:
     yield _PASS
+    for t in _placement_targets(st, seat):
+        yield _PLACE_WORKER[t]
+
+
+def _placement_targets(st: CaylusState, seat: int) -> Iterator[int | str]:
+    """The targets `seat` can place a worker on now and pay for."""
     p = st.players[seat]
-    if p.available > 0 and p.deniers > 0:
-        base, money, owners = _base_cost(st, seat), p.deniers, st.owners
-        for t in placement_targets(st, seat):
-            if base <= money or (isinstance(t, int) and owners[t] == seat):
-                yield cmd.PlaceWorker(target=t)
+    if p.available <= 0 or p.deniers <= 0:
+        return iter(())
+    if _base_cost(st, seat) > p.deniers:  # R24: the own buildings cost 1
+        return (t for t in _targets(st, seat, False) if _owned(st, seat, t))
+    return _targets(st, seat, False)
+
+
+def _owned(st: CaylusState, seat: int, t: int | str) -> bool:
+    return isinstance(t, int) and st.owners[t] == seat
+
+
+def _is_placement(st: CaylusState, seat: int, c: Any) -> bool:
+    """`c in _placements(st, seat)`, checked directly (`decide`'s check of the most frequent
+    decision)."""
+    if type(c) is cmd.Pass:
+        return True
+    p = st.players[seat]
+    if p.available <= 0 or p.deniers <= 0 or not _is_target(st, seat, c.target):
+        return False
+    return _base_cost(st, seat) <= p.deniers or _owned(st, seat, c.target)
 
 
 def _choices(st: CaylusState, seat: int, kind: str) -> Iterable[Any]:
     """The commands `legal` lists, in order: an iterator for placements (the most frequent
-    decision), so that `decide` stops at the command it checks and `advance` after two."""
+    decision), so that `advance` stops after two."""
     p = st.players[seat]
     if kind == "place":
         return _placements(st, seat)
@@ -410,7 +462,7 @@ def _choices(st: CaylusState, seat: int, kind: str) -> Iterable[Any]:
         out = [cmd.CastleDone()]
         if room(st) > 0:
             for b in data.BATCHES:
-                if _has(p.cubes, data.cube_vector(b)):
+                if _has(p.cubes, _need(b)):
                     out.append(cmd.CastleBatch(batch=b))
         return out
     if kind == "favour":
@@ -458,7 +510,7 @@ def _legal_activation(st: CaylusState, seat: int, space: int) -> list[Any]:
         if tile == "alchemist":
             for option, (give, _gold) in data.ALCHEMIST.items():
                 for m in _multisets(data.NON_GOLD, give):
-                    if _has(p.cubes, data.cube_vector(m)):
+                    if _has(p.cubes, _need(tuple(m))):
                         out.append(cmd.Exchange(option=option, cubes=m))
             return out
         for option, (d, cubes, _pp, _gain) in data.EXCHANGE[tile].items():
@@ -942,9 +994,12 @@ def decide_evolve(st: CaylusState, seat: int, command: Any) -> tuple[list[Any], 
     if not well_typed(command):
         raise illegal("invalid_parameters", "malformed command parameters")
     command = normalize(command)
-    if command not in _choices(st, seat, kind):
+    listed = (
+        _is_placement(st, seat, command) if kind == "place" else command in _choices(st, seat, kind)
+    )
+    if not listed:
         raise diagnose(st, seat, kind, command)
-    work = st.copy()
+    work = st.working_copy()
     out = apply(work, seat, kind, command, False)
     for e in out:
         evolve(work, e)

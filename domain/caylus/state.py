@@ -7,6 +7,7 @@ derives the awaited decision from them.
 from __future__ import annotations
 
 import msgspec
+from msgspec.structs import replace
 
 from domain.caylus import data
 
@@ -75,6 +76,13 @@ class CaylusState(msgspec.Struct, kw_only=True):
     bailiff: int = data.START_PAWNS
     provost: int = data.START_PAWNS
     stock: list[str] = []  # wood, stone and prestige tiles not built (Architect twice)
+
+    def working_copy(self) -> CaylusState:
+        """The copy `decide` evolves: new structs for the state and its players, whose lists
+        and dicts it shares with this state (evolve replaces them, never changes them)."""
+        work = replace(self)
+        work.players = [replace(p) for p in self.players]
+        return work
 
     def copy(self) -> CaylusState:
         return CaylusState(

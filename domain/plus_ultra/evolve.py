@@ -1,7 +1,10 @@
 """evolve: apply one event to the state, in place. One small function per event type.
 
 Effects of actions live here (decide validates and supplies the outcomes of random draws);
-evolve never draws and never fails for an event that decide produced."""
+evolve never draws and never fails for an event that decide produced.
+
+Fields are assigned, lists and dicts are replaced, never changed in place: `decide` works on
+a shallow copy (`state.working_copy`) that shares them with the state it was given."""
 
 from __future__ import annotations
 
@@ -13,6 +16,40 @@ from domain.plus_ultra import events as E
 from domain.plus_ultra.state import Colony, Pending, Player, State
 
 # --- shared mechanics -------------------------------------------------------------------------
+
+
+def _replaced(values: list[Any], i: int, value: Any) -> list[Any]:
+    """`values` with item `i` replaced, as a new list."""
+    out = values[:]
+    out[i] = value
+    return out
+
+
+def _without(values: list[Any], value: Any) -> list[Any]:
+    """`values` without its first `value`, as a new list (`list.remove` on a copy)."""
+    out = values[:]
+    out.remove(value)
+    return out
+
+
+def _set_houses(st: State, colony: int, houses: list[int]) -> None:
+    c = st.colonies[colony]
+    st.colonies = _replaced(st.colonies, colony, Colony(tile=c.tile, size=c.size, houses=houses))
+
+
+def _add_house(st: State, colony: int, seat: int) -> None:
+    _set_houses(st, colony, [*st.colonies[colony].houses, seat])
+
+
+def _take_tile(st: State, source: str, i: int) -> str:
+    """Market space `i + 1` (the Market closes its gap), or else the top of the Surplus."""
+    if source == "market":
+        tile = st.market[i]
+        st.market = st.market[:i] + st.market[i + 1 :]
+    else:
+        tile = st.surplus[-1]
+        st.surplus = st.surplus[:-1]
+    return tile
 
 
 def crown_gain(st: State, amount: int) -> None:
@@ -42,23 +79,26 @@ def move_up(st: State, seat: int, steps: int) -> None:
     """R5: pass `steps` players directly ahead on the live track; each moves down one."""
     i = st.peer.index(seat)
     j = max(0, i - steps)
-    del st.peer[i]
-    st.peer.insert(j, seat)
+    peer = st.peer[:]
+    del peer[i]
+    peer.insert(j, seat)
+    st.peer = peer
 
 
 def place_colony(st: State, tile: str) -> None:
-    st.colonies.append(Colony(tile=tile, size=D.colony_size(tile), houses=[]))
+    st.colonies = [*st.colonies, Colony(tile=tile, size=D.colony_size(tile), houses=[])]
 
 
 def clear_row(st: State, row: int) -> None:
-    st.exploration[row - 1] = None
-    st.face_up[row - 1] = False
+    st.exploration = _replaced(st.exploration, row - 1, None)
+    st.face_up = _replaced(st.face_up, row - 1, False)
 
 
 def capture(st: State, seat: int, row: int) -> None:
     tile = st.exploration[row - 1]
     assert tile is not None
-    st.players[seat].captured.append(tile)
+    p = st.players[seat]
+    p.captured = [*p.captured, tile]
     clear_row(st, row)
 
 
@@ -69,7 +109,7 @@ def complete_church(st: State, donor: Player) -> None:
         p.rose_down = 0
     for t in st.church:
         assert t is not None
-        st.out.append(t)
+        st.out = [*st.out, t]
     st.church = [None] * D.CHURCH_SPACES
 
 
@@ -89,7 +129,7 @@ def use_character(st: State, seat: int, character: str, bull: bool) -> None:
         st.bull_supply += 1
         p.bull_used = True
     else:
-        p.used.append(character)
+        p.used = [*p.used, character]
         st.step1_char = character
     if character == "king":  # R26: the King's passive, whenever the card is used
         move_up(st, seat, st.n)
@@ -115,14 +155,14 @@ def _estates_shuffled(st: State, ev: E.EstatesShuffled) -> None:
 
 
 def _new_world_dealt(st: State, ev: E.NewWorldDealt) -> None:
+    st.stack, st.exploration, st.face_up = st.stack[:], st.exploration[:], st.face_up[:]
     for r in range(ev.rows):
         st.exploration[r] = st.stack.pop(0)
         st.face_up[r] = False
 
 
 def _tile_turned_up(st: State, ev: E.TileTurnedUp) -> None:
-    r = ev.row - 1
-    st.face_up[r] = True
+    st.face_up = _replaced(st.face_up, ev.row - 1, True)
     if D.tile_kind(ev.tile) == "colony":  # R15
         place_colony(st, ev.tile)
         clear_row(st, ev.row)
@@ -140,12 +180,12 @@ def _turn_started(st: State, ev: E.TurnStarted) -> None:
 
 
 def _exploration_refilled(st: State, ev: E.ExplorationRefilled) -> None:
-    tile = st.stack.pop(0)
+    tile, st.stack = st.stack[0], st.stack[1:]
     if D.tile_kind(tile) == "colony":
         place_colony(st, tile)  # the same space is filled again (R15)
     else:
-        st.exploration[ev.row - 1] = tile
-        st.face_up[ev.row - 1] = True
+        st.exploration = _replaced(st.exploration, ev.row - 1, tile)
+        st.face_up = _replaced(st.face_up, ev.row - 1, True)
 
 
 def _reactivation_answered(st: State, ev: E.ReactivationAnswered) -> None:
@@ -178,9 +218,10 @@ def _characters_shuffled(st: State, ev: E.CharactersShuffled) -> None:
 
 def _character_picked(st: State, ev: E.CharacterPicked) -> None:
     assert ev.character is not None
-    st.hand.remove(ev.character)
-    st.players[ev.seat].characters.append(ev.character)
-    st.holder[ev.character] = ev.seat
+    st.hand = _without(st.hand, ev.character)
+    p = st.players[ev.seat]
+    p.characters = [*p.characters, ev.character]
+    st.holder = {**st.holder, ev.character: ev.seat}
     st.picks_done += 1
 
 
@@ -216,7 +257,7 @@ def _bull_answered(st: State, ev: E.BullAnswered) -> None:
 
 
 def _blue_colony_placed(st: State, ev: E.BlueColonyPlaced) -> None:
-    st.blue_reserve.remove(ev.tile)
+    st.blue_reserve = _without(st.blue_reserve, ev.tile)
     place_colony(st, ev.tile)
 
 
@@ -231,7 +272,7 @@ def _commitments_opened(st: State, ev: E.CommitmentsOpened) -> None:
 
 def _tercio_committed(st: State, ev: E.TercioCommitted) -> None:
     assert ev.count is not None
-    st.commitments[ev.seat] = ev.count
+    st.commitments = {**st.commitments, ev.seat: ev.count}
 
 
 def _war_placed(st: State, ev: E.WarPlaced) -> None:
@@ -262,11 +303,11 @@ def _admiral_1(st: State, seat: int, params: Any) -> None:
     good = D.tile_good(tile)
     bonus = all(D.tile_good(t) != good for t in st.market)  # R13: tested before anything moves
     if len(st.market) < D.MARKET_SPACES:
-        st.market.append(tile)
+        st.market = [*st.market, tile]
     else:
         i = params.market_space - 1
-        st.surplus.append(st.market[i])
-        st.market[i] = tile
+        st.surplus = [*st.surplus, st.market[i]]
+        st.market = _replaced(st.market, i, tile)
     clear_row(st, params.row)
     gain_sea_trade(p, 1)
     if bonus:
@@ -282,8 +323,8 @@ def _admiral_2(st: State, seat: int, params: Any) -> None:
 def _cardinal_1(st: State, seat: int, params: Any) -> None:
     p = st.players[seat]
     i = params.church_space - 1
-    tile = st.market.pop(i) if params.source == "market" else st.surplus.pop()
-    st.church[i] = tile
+    tile = _take_tile(st, params.source, i)
+    st.church = _replaced(st.church, i, tile)
     p.gp += D.DONATION_GP  # R14: donation, then rose window, then completion
     if params.rose_window:
         p.rose_up -= 1
@@ -300,10 +341,10 @@ def _cardinal_2(st: State, seat: int, params: Any) -> None:
 
 def _merchant_1(st: State, seat: int, params: Any) -> None:
     # R11: Market space 1, or the top of the Surplus
-    tile = st.market.pop(0) if params.source == "market" else st.surplus.pop()
+    tile = _take_tile(st, params.source, 0)
     good = D.tile_good(tile)
     m = sum(1 for t in st.market if D.tile_good(t) == good)  # the sold tile already left
-    st.out.append(tile)  # R12
+    st.out = [*st.out, tile]  # R12
     st.players[seat].ducats += max(0, D.MERCHANT_BASE_PRICE - m)
 
 
@@ -319,9 +360,9 @@ def _constable_1(st: State, seat: int, params: Any) -> None:
     if params.war_space is not None:  # R25: the swap takes another player's tercio
         i = params.war_space - 1
         st.players[st.war[i]].tired += 1
-        st.war[i] = seat
+        st.war = _replaced(st.war, i, seat)
     else:
-        st.war.append(seat)
+        st.war = [*st.war, seat]
 
 
 def _constable_2(st: State, seat: int, params: Any) -> None:
@@ -340,7 +381,7 @@ def _conquistador_1(st: State, seat: int, params: Any) -> None:
 def _conquistador_2(st: State, seat: int, params: Any) -> None:
     st.players[seat].ducats += 2
     if params.row is not None:  # R20
-        st.surplus.append(st.exploration[params.row - 1])
+        st.surplus = [*st.surplus, st.exploration[params.row - 1]]
         clear_row(st, params.row)
 
 
@@ -353,12 +394,12 @@ def _pirate_1(st: State, seat: int, params: Any) -> None:
 def _pirate_2(st: State, seat: int, params: Any) -> None:
     st.players[seat].ducats += 2
     if params.row is not None:
-        st.out.append(st.exploration[params.row - 1])
+        st.out = [*st.out, st.exploration[params.row - 1]]
         clear_row(st, params.row)
         houses = st.colonies[params.row - 1].houses
         for s in st.acting:  # R24: the Pirate included, in acting order
             if s in houses:
-                st.pending.append(Pending(kind="raid", seat=s, row=params.row))
+                st.pending = [*st.pending, Pending(kind="raid", seat=s, row=params.row)]
 
 
 def _king_1(st: State, seat: int, params: Any) -> None:
@@ -369,7 +410,7 @@ def _king_2(st: State, seat: int, params: Any) -> None:
     crown_gain(st, 2)  # R27: the Crown and its overflow first
     for s in st.acting:
         if s != seat:
-            st.pending.append(Pending(kind="levy", seat=s))
+            st.pending = [*st.pending, Pending(kind="levy", seat=s)]
 
 
 def _secretary_1(st: State, seat: int, params: Any) -> None:
@@ -395,7 +436,7 @@ def _viceroy_1(st: State, seat: int, params: Any) -> None:
     p.ducats -= 1
     pay_crown_ducat(st, p)
     p.stock -= 1
-    st.colonies[params.colony - 1].houses.append(seat)
+    _add_house(st, params.colony - 1, seat)
 
 
 def _viceroy_2(st: State, seat: int, params: Any) -> None:
@@ -435,7 +476,7 @@ ACTIONS: dict[tuple[str, int], Callable[[State, int, Any], None]] = {
 
 def _common_action_taken(st: State, ev: E.CommonActionTaken) -> None:
     p = st.players[ev.seat]
-    st.common_taken.append(ev.action)
+    st.common_taken = [*st.common_taken, ev.action]
     if ev.bull:
         p.bulls -= 1
         st.bull_supply += 1
@@ -462,7 +503,7 @@ def _common_action_taken(st: State, ev: E.CommonActionTaken) -> None:
     elif a == "open_mission":
         assert prm.colony is not None
         p.stock -= 1
-        st.colonies[prm.colony - 1].houses.append(ev.seat)
+        _add_house(st, prm.colony - 1, ev.seat)
     elif a == "visit_court":
         assert prm.steps is not None
         move_up(st, ev.seat, prm.steps)
@@ -479,30 +520,32 @@ def _common_action_taken(st: State, ev: E.CommonActionTaken) -> None:
 def _tile_explored(st: State, ev: E.TileExplored) -> None:
     r = ev.row - 1
     if ev.from_stack:
-        st.stack.pop(0)
-        st.exploration[r] = ev.tile
-    st.face_up[r] = True
+        st.stack = st.stack[1:]
+        st.exploration = _replaced(st.exploration, r, ev.tile)
+    st.face_up = _replaced(st.face_up, r, True)
     kind = D.tile_kind(ev.tile)
     p = st.players[ev.seat]
     if kind == "goods":
         p.gp += D.EXPLORE_GOODS_GP
     elif kind == "natives":
-        st.pending.append(Pending(kind="natives", seat=ev.seat, row=ev.row))
+        st.pending = [*st.pending, Pending(kind="natives", seat=ev.seat, row=ev.row)]
     else:
         place_colony(st, ev.tile)
         clear_row(st, ev.row)
         if p.stock >= 1 and p.ducats >= 2:
-            st.pending.append(Pending(kind="colony", seat=ev.seat, row=len(st.colonies)))
+            st.pending = [*st.pending, Pending(kind="colony", seat=ev.seat, row=len(st.colonies))]
 
 
 def _estate_taken(st: State, ev: E.EstateTaken) -> None:
-    st.players[ev.seat].estates.append(st.estate_stack.pop(0))
+    p = st.players[ev.seat]
+    p.estates = [*p.estates, st.estate_stack[0]]
+    st.estate_stack = st.estate_stack[1:]
 
 
 def _estate_discarded(st: State, ev: E.EstateDiscarded) -> None:
     p = st.players[ev.seat]
-    p.estates.remove(ev.estate)
-    st.estates_discarded.append(ev.estate)
+    p.estates = _without(p.estates, ev.estate)
+    st.estates_discarded = [*st.estates_discarded, ev.estate]
     effect = D.ESTATES[ev.estate][1]
     if effect == "tercio_active":
         p.tercio_box -= 1
@@ -526,7 +569,7 @@ def _estate_discarded(st: State, ev: E.EstateDiscarded) -> None:
 
 
 def _natives_resolved(st: State, ev: E.NativesResolved) -> None:
-    pend = st.pending.pop(0)
+    pend, st.pending = st.pending[0], st.pending[1:]
     p = st.players[ev.seat]
     if ev.method == "bull":
         p.bulls -= 1
@@ -541,16 +584,16 @@ def _natives_resolved(st: State, ev: E.NativesResolved) -> None:
 
 
 def _colony_resolved(st: State, ev: E.ColonyResolved) -> None:
-    pend = st.pending.pop(0)
+    pend, st.pending = st.pending[0], st.pending[1:]
     if ev.place_house:
         p = st.players[ev.seat]
         p.ducats -= 2
         p.stock -= 1
-        st.colonies[pend.row - 1].houses.append(ev.seat)
+        _add_house(st, pend.row - 1, ev.seat)
 
 
 def _levy_resolved(st: State, ev: E.LevyResolved) -> None:
-    st.pending.pop(0)
+    st.pending = st.pending[1:]
     p = st.players[ev.seat]
     if ev.pay:
         p.ducats -= 1
@@ -559,7 +602,7 @@ def _levy_resolved(st: State, ev: E.LevyResolved) -> None:
 
 
 def _raid_resolved(st: State, ev: E.RaidResolved) -> None:
-    st.pending.pop(0)
+    st.pending = st.pending[1:]
     p = st.players[ev.seat]
     if ev.choice == "tire":
         p.active -= 1
@@ -591,7 +634,9 @@ def _war_resolved(st: State, ev: E.WarResolved) -> None:
 
 
 def _natives_attacked(st: State, ev: E.NativesAttacked) -> None:
-    seat = st.colonies[ev.row - 1].houses.pop()  # R42: the last-built house
+    houses = st.colonies[ev.row - 1].houses
+    seat = houses[-1]  # R42: the last-built house
+    _set_houses(st, ev.row - 1, houses[:-1])
     st.players[seat].stock += 1
 
 
@@ -599,17 +644,17 @@ def _good_shipped(st: State, ev: E.GoodShipped) -> None:
     tile = st.exploration[ev.row - 1]
     assert tile is not None
     if ev.to == "market":
-        st.market.append(tile)
+        st.market = [*st.market, tile]
     else:
-        st.surplus.append(tile)  # R19
+        st.surplus = [*st.surplus, tile]  # R19
     clear_row(st, ev.row)
 
 
 def _crown_hoarded(st: State, ev: E.CrownHoarded) -> None:
     st.hoarded = True
     for t in ev.removed:
-        st.market.remove(t)  # the Market closes its gaps
-        st.out.append(t)
+        st.market = _without(st.market, t)  # the Market closes its gaps
+        st.out = [*st.out, t]
     crown_gain(st, len(ev.removed))
 
 

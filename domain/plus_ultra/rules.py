@@ -1,8 +1,8 @@
 """decide, legal commands and the automatic turn sequence.
 
 `decide` checks a command against the exact list of legal commands (so the two can never
-disagree), applies it to a clone and then runs `advance`, which emits every automatic step up
-to the next real decision (the engine asks only seats that have a real choice)."""
+disagree), applies it to a working copy and then runs `advance`, which emits every automatic
+step up to the next real decision (the engine asks only seats that have a real choice)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from domain.plus_ultra import data as D
 from domain.plus_ultra import events as E
 from domain.plus_ultra.commands import NO_PARAMS, Params
 from domain.plus_ultra.evolve import evolve
-from domain.plus_ultra.state import Options, Player, State, clone
+from domain.plus_ultra.state import Options, Player, State, working_copy
 
 # --- options, initial state and set-up ---------------------------------------------------
 
@@ -70,7 +70,7 @@ def initial(options: Options, seats: int) -> State:
 
 class _Emitter:
     """Collects events while applying each one to the working state (decide never touches the
-    state it was given: it works on a clone)."""
+    state it was given: it works on a copy)."""
 
     def __init__(self, st: State) -> None:
         self.st = st
@@ -427,7 +427,7 @@ def decide(state: State, seat: int, command: Any, rng: random.Random) -> list[An
 def decide_evolve(
     state: State, seat: int, command: Any, rng: random.Random
 ) -> tuple[list[Any], State]:
-    """The events of `command` and the clone they were applied to."""
+    """The events of `command` and the working copy they were applied to."""
     if state.phase == "over":
         raise illegal("game_over", "the game is over")
     if not isinstance(command, COMMAND_TYPES):
@@ -444,7 +444,7 @@ def decide_evolve(
         except Exception:  # a malformed field (e.g. unhashable): still only a rule error
             error = illegal("invalid_choice", "that choice is not possible now")
         raise error
-    st = clone(state)
+    st = working_copy(state)
     emit = _Emitter(st)
     apply_command(st, seat, command, emit)
     advance(st, rng, emit)

@@ -103,6 +103,14 @@ class State(msgspec.Struct, kw_only=True):
     final: dict[str, Any] | None = None
 
 
+def working_copy(state: State) -> State:
+    """The copy `decide` evolves: new structs for the state and its players, whose lists and
+    dicts it shares with `state` (evolve replaces them, never changes them in place)."""
+    s = msgspec.structs.replace(state)
+    s.players = [msgspec.structs.replace(p) for p in state.players]
+    return s
+
+
 def clone(state: State) -> State:
     """A hand-written deep copy (much faster than pickle for this shape)."""
     s = msgspec.structs.replace(

@@ -15,6 +15,9 @@ from domain.puerto_rico.data import (
 )
 from domain.puerto_rico.state import Player, State
 
+# City spaces by building, looked up without the property (the hot path of random games).
+SPACES: dict[str, int] = {b: info.spaces for b, info in BUILDINGS.items()}
+
 
 def active(p: Player, building: str) -> bool:
     """A building acts only while occupied."""
@@ -22,7 +25,7 @@ def active(p: Player, building: str) -> bool:
 
 
 def city_used(p: Player) -> int:
-    return sum(BUILDINGS[b].spaces for b in p.buildings)
+    return sum(map(SPACES.__getitem__, p.buildings))
 
 
 def island_used(p: Player) -> int:

@@ -1,4 +1,8 @@
-"""evolve: apply one event to the state, in place. No randomness, no rule checks."""
+"""evolve: apply one event to the state, in place. No randomness, no rule checks.
+
+Fields are assigned, lists and dicts are replaced before they change (`x = x[:]`, then the
+change on the new one): `decide` works on a shallow copy (`State.working_copy`) that shares
+them with the state it was given."""
 
 from __future__ import annotations
 
@@ -45,8 +49,10 @@ def _colonist_from_stock(s: State) -> None:
 
 def governor_chosen(s: State, e: E.GovernorChosen) -> None:
     s.governor = s.first_governor = e.seat
+    s.stack = s.stack[:]
     for i, kind in enumerate(setup_for(s.n).plantations):
         p = s.players[(e.seat + i) % s.n]
+        p.tiles = p.tiles[:]
         p.tiles[ISLAND_INDEX[kind]] += 1
         s.stack.remove(kind)
 
@@ -58,12 +64,13 @@ def stack_shuffled(s: State, e: E.StackShuffled) -> None:
 
 
 def row_drawn(s: State, e: E.RowDrawn) -> None:
+    s.row, s.stack = s.row[:], s.stack[:]
     for _ in e.tiles:
         s.row.append(s.stack.pop())
 
 
 def row_discarded(s: State, e: E.RowDiscarded) -> None:
-    s.discard.extend(s.row)
+    s.discard = s.discard + s.row
     s.row = []
 
 
@@ -76,11 +83,11 @@ def turn_started(s: State, e: E.TurnStarted) -> None:
 
 def building_drafted(s: State, e: E.BuildingDrafted) -> None:
     s.phase = "draft"
-    s.drafted.append(e.building)
+    s.drafted = [*s.drafted, e.building]
     cost = BUILDINGS[e.building].slot
-    s.draft_slots[cost] -= 1
+    s.draft_slots = {**s.draft_slots, cost: s.draft_slots[cost] - 1}
     c = copies(e.building, s.n)
-    s.buildings_left[e.building] = c
+    s.buildings_left = {**s.buildings_left, e.building: c}
     s.copies_total = {**s.copies_total, e.building: c}  # copy-on-write: shared between clones
 
 
@@ -102,8 +109,8 @@ def round_started(s: State, e: E.RoundStarted) -> None:
 def role_chosen(s: State, e: E.RoleChosen) -> None:
     p = s.players[e.seat]
     p.doubloons += s.roles[e.role]
-    s.roles[e.role] = 0
-    s.picked.append(e.role)
+    s.roles = {**s.roles, e.role: 0}
+    s.picked = [*s.picked, e.role]
     s.picks += 1
     s.role = e.role
     s.chooser = e.seat
@@ -127,12 +134,13 @@ def role_chosen(s: State, e: E.RoleChosen) -> None:
 
 
 def hacienda_drawn(s: State, e: E.HaciendaDrawn) -> None:
+    s.stack = s.stack[:]
     tile = s.stack.pop()
     s.hacienda_used = True
     if e.pending:
         s.hacienda_tile = tile
     else:
-        s.players[e.seat].tiles[ISLAND_INDEX[tile]] += 1
+        _add_tile(s.players[e.seat], tile)
 
 
 def hacienda_placed(s: State, e: E.HaciendaPlaced) -> None:
@@ -141,15 +149,21 @@ def hacienda_placed(s: State, e: E.HaciendaPlaced) -> None:
     s.hacienda_tile = None
     p = s.players[e.seat]
     if e.as_forest:
-        p.forests.append(tile)
+        p.forests = [*p.forests, tile]
     else:
-        p.tiles[ISLAND_INDEX[tile]] += 1
+        _add_tile(p, tile)
+
+
+def _add_tile(p: Player, tile: str) -> None:
+    p.tiles = p.tiles[:]
+    p.tiles[ISLAND_INDEX[tile]] += 1
 
 
 def settled(s: State, e: E.Settled) -> None:
     p = s.players[e.seat]
     if e.source == "forest":
-        p.forests.append(s.stack.pop())
+        s.stack = s.stack[:]
+        p.forests = [*p.forests, s.stack.pop()]
         if e.hospice:
             _colonist_from_stock(s)
             p.san_juan += 1
@@ -157,12 +171,13 @@ def settled(s: State, e: E.Settled) -> None:
         if e.source == "quarry":
             s.quarries -= 1
         else:
+            s.row = s.row[:]
             s.row.remove(e.tile)
-        i = ISLAND_INDEX[e.tile]
-        p.tiles[i] += 1
+        _add_tile(p, e.tile)
         if e.hospice:
             _colonist_from_stock(s)
-            p.occupied[i] += 1
+            p.occupied = p.occupied[:]
+            p.occupied[ISLAND_INDEX[e.tile]] += 1
 
 
 def passed(s: State, e: E.Passed) -> None:
@@ -180,10 +195,9 @@ def colonists_placed(s: State, e: E.ColonistsPlaced) -> None:
     p = s.players[e.seat]
     s.colonists -= e.privilege
     layout = e.layout
-    for i, kind in enumerate(("corn", "indigo", "sugar", "tobacco", "coffee", "quarry")):
-        p.occupied[i] = layout.get(kind, 0)
-    for b in p.buildings:
-        p.buildings[b] = layout.get(b, 0)
+    kinds = ("corn", "indigo", "sugar", "tobacco", "coffee", "quarry")
+    p.occupied = [layout.get(kind, 0) for kind in kinds]
+    p.buildings = {b: layout.get(b, 0) for b in p.buildings}
     p.san_juan = e.san_juan
 
 
@@ -198,9 +212,10 @@ def _remove_colonist(p: Player, location: str) -> None:
     if location == SAN_JUAN:
         p.san_juan -= 1
     elif location in ISLAND_INDEX:
+        p.occupied = p.occupied[:]
         p.occupied[ISLAND_INDEX[location]] -= 1
     else:
-        p.buildings[location] -= 1
+        p.buildings = {**p.buildings, location: p.buildings[location] - 1}
 
 
 def built(s: State, e: E.Built) -> None:
@@ -211,16 +226,14 @@ def built(s: State, e: E.Built) -> None:
             _remove_colonist(p, bm.colonist_from)
             s.colonists += 1
         if bm.good is not None:
-            g = GOOD_INDEX[bm.good]
-            p.goods[g] -= 1
-            s.supply[g] += 1
+            _return_goods(s, p, {bm.good: 1})
         if bm.vp:
             p.vp -= 1
             s.vp_supply += 1
     p.doubloons -= e.paid
     s.bank_in += e.paid
-    p.buildings[e.building] = 0
-    s.buildings_left[e.building] -= 1
+    p.buildings = {**p.buildings, e.building: 0}
+    s.buildings_left = {**s.buildings_left, e.building: s.buildings_left[e.building] - 1}
     _award(s, e.seat, e.church_vp)
     if e.university is not None:
         _colonist_from_stock(s)
@@ -234,6 +247,7 @@ def built(s: State, e: E.Built) -> None:
 
 def produced(s: State, e: E.Produced) -> None:
     p = s.players[e.seat]
+    p.goods, s.supply = p.goods[:], s.supply[:]
     for g in range(5):
         got = e.goods[g] + e.aqueduct[g]
         if got:
@@ -246,6 +260,7 @@ def produced(s: State, e: E.Produced) -> None:
 
 def craftsman_bonus_taken(s: State, e: E.CraftsmanBonusTaken) -> None:
     p = s.players[e.seat]
+    p.goods, s.supply = p.goods[:], s.supply[:]
     for good in e.goods:
         g = GOOD_INDEX[good]
         p.goods[g] += 1
@@ -255,15 +270,19 @@ def craftsman_bonus_taken(s: State, e: E.CraftsmanBonusTaken) -> None:
 
 def sold(s: State, e: E.Sold) -> None:
     g = GOOD_INDEX[e.good]
-    s.players[e.seat].goods[g] -= 1
+    p = s.players[e.seat]
+    p.goods = p.goods[:]
+    p.goods[g] -= 1
     if e.venue == "trading_house":
-        s.house.append(g)
+        s.house = [*s.house, g]
     else:
+        s.supply = s.supply[:]
         s.supply[g] += 1
     _pay(s, e.seat, e.price)
 
 
 def trading_house_emptied(s: State, e: E.TradingHouseEmptied) -> None:
+    s.supply = s.supply[:]
     for g in s.house:
         s.supply[g] += 1
     s.house = []
@@ -287,39 +306,44 @@ def _shipped(s: State, seat: int, vp: int, doubloons: int) -> None:
 
 def loaded(s: State, e: E.Loaded) -> None:
     g = GOOD_INDEX[e.good]
-    s.players[e.seat].goods[g] -= e.count
+    p = s.players[e.seat]
+    p.goods = p.goods[:]
+    p.goods[g] -= e.count
+    s.ship_good, s.ship_load = s.ship_good[:], s.ship_load[:]
     s.ship_good[e.ship] = g
     s.ship_load[e.ship] += e.count
     _shipped(s, e.seat, e.vp, e.doubloons)
 
 
 def wharf_shipped(s: State, e: E.WharfShipped) -> None:
-    g = GOOD_INDEX[e.good]
-    s.players[e.seat].goods[g] -= e.count
-    s.supply[g] += e.count
+    _return_goods(s, s.players[e.seat], {e.good: e.count})
+    s.wharf_used = s.wharf_used[:]
     s.wharf_used[e.seat] = True
     _shipped(s, e.seat, e.vp, e.doubloons)
 
 
 def small_wharf_shipped(s: State, e: E.SmallWharfShipped) -> None:
-    p = s.players[e.seat]
-    for good, c in e.goods.items():
-        g = GOOD_INDEX[good]
-        p.goods[g] -= c
-        s.supply[g] += c
+    _return_goods(s, s.players[e.seat], e.goods)
+    s.small_wharf_used = s.small_wharf_used[:]
     s.small_wharf_used[e.seat] = True
     _shipped(s, e.seat, e.vp, e.doubloons)
 
 
-def goods_stored(s: State, e: E.GoodsStored) -> None:
-    p = s.players[e.seat]
-    for good, c in e.returned.items():
+def _return_goods(s: State, p: Player, goods: dict[str, int]) -> None:
+    """`goods` (kind -> count) go from `p` back to the supply."""
+    p.goods, s.supply = p.goods[:], s.supply[:]
+    for good, c in goods.items():
         g = GOOD_INDEX[good]
         p.goods[g] -= c
         s.supply[g] += c
 
 
+def goods_stored(s: State, e: E.GoodsStored) -> None:
+    _return_goods(s, s.players[e.seat], e.returned)
+
+
 def ships_unloaded(s: State, e: E.ShipsUnloaded) -> None:
+    s.supply, s.ship_good, s.ship_load = s.supply[:], s.ship_good[:], s.ship_load[:]
     for i in e.ships:
         s.supply[s.ship_good[i]] += s.ship_load[i]
         s.ship_good[i] = -1
@@ -344,15 +368,17 @@ def guest_window_opened(s: State, e: E.GuestWindowOpened) -> None:
 
 def guest_moved(s: State, e: E.GuestMoved) -> None:
     p = s.players[e.seat]
+    p.buildings = dict(p.buildings)
     p.buildings["guest_house"] -= 1
     if e.to in ISLAND_INDEX:
+        p.occupied = p.occupied[:]
         p.occupied[ISLAND_INDEX[e.to]] += 1
     else:
         p.buildings[e.to] += 1
 
 
 def guests_finished(s: State, e: E.GuestsFinished) -> None:
-    s.window.remove(e.seat)
+    s.window = [seat for seat in s.window if seat != e.seat]
     if not s.window:
         s.step = ""
 
@@ -362,6 +388,7 @@ def prospected(s: State, e: E.Prospected) -> None:
 
 
 def round_ended(s: State, e: E.RoundEnded) -> None:
+    s.roles = dict(s.roles)
     for r in e.bonus:
         s.roles[r] += 1
     s.bank_out += len(e.bonus)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement, islice, product
 from typing import Any
 
@@ -17,6 +17,7 @@ from domain.contract import RuleError, illegal, not_your_turn
 from domain.puerto_rico import commands as C
 from domain.puerto_rico import events as E
 from domain.puerto_rico.board import (
+    SPACES,
     city_free,
     drawable,
     empty_building_circles,
@@ -142,8 +143,15 @@ def _total_picks(s: State) -> int:
     return s.n * setup_for(s.n).picks_per_player
 
 
+@cache
+def _choose_role(role: str) -> C.ChooseRole:
+    """The command made once per role (commands are frozen)."""
+    return C.ChooseRole(role=role)
+
+
 def _legal_roles(s: State, seat: int) -> list[Any]:
-    return [C.ChooseRole(role=r) for r in s.roles if r not in s.picked]
+    picked = s.picked
+    return [_choose_role(r) for r in s.roles if r not in picked]
 
 
 def _check_role(s: State, seat: int, cmd: C.ChooseRole) -> None:
@@ -434,6 +442,7 @@ def _mayor_privilege_max(s: State, seat: int) -> int:
 
 
 _RANK = {b: i for i, b in enumerate(BUILDING_ORDER)}
+_SLOT_RANK = {k: i for i, k in enumerate((*ISLAND, *BUILDING_ORDER))}  # `_layout_slots` order
 
 
 def _layout_slots(p: Player) -> list[tuple[str, int]]:
@@ -443,6 +452,13 @@ def _layout_slots(p: Player) -> list[tuple[str, int]]:
         if c:
             slots.append((b, c))
     return slots
+
+
+def _single_layout(slots: list[tuple[str, int]], place: int) -> bool:
+    """`_ways(slots, place)[0][place] == 1` (`place` at most the circles), counted without
+    the table: with two slots or more (each with a circle) and neither none nor all circles
+    to fill, a colonist can always move from one slot to another."""
+    return place == 0 or place == sum(c for _, c in slots) or len(slots) == 1
 
 
 def _ways(slots: list[tuple[str, int]], place: int) -> list[list[int]]:
@@ -480,9 +496,9 @@ class Layouts(Sequence[Any]):
         cap = sum(c for _, c in slots)
         self.parts: list[tuple[int, int, list[list[int]]]] = []  # (privilege, place, ways)
         self.total = 0
+        ways = _ways(slots, min(base + privileges, cap))  # its rows serve every smaller place
         for priv in range(privileges + 1):
             place = min(base + priv, cap)
-            ways = _ways(slots, place)
             self.parts.append((priv, place, ways))
             self.total += ways[0][place]
 
@@ -593,9 +609,8 @@ def _check_mayor(s: State, seat: int, cmd: C.PlaceColonists) -> None:
 def _do_mayor(ctx: Ctx, seat: int, cmd: C.PlaceColonists) -> None:
     s = ctx.s
     p = s.players[seat]
-    # canonical key order (ISLAND then BUILDING_ORDER)
-    order = {k: i for i, (k, _) in enumerate(_layout_slots(p))}
-    layout = dict(sorted(cmd.layout.items(), key=lambda kv: order[kv[0]]))
+    # canonical key order (ISLAND then BUILDING_ORDER), the order of the layout slots
+    layout = dict(sorted(cmd.layout.items(), key=lambda kv: _SLOT_RANK[kv[0]]))
     sj = _colonist_total(p) + cmd.privilege - sum(layout.values())
     ctx.emit(E.ColonistsPlaced(seat=seat, privilege=cmd.privilege, layout=layout, san_juan=sj))
     nxt = _next_in_phase(s, seat)
@@ -685,7 +700,7 @@ def _legal_builder(s: State, seat: int) -> Iterator[Any]:
         if left <= 0 or b in owned:
             continue
         info = BUILDINGS[b]
-        if free < info.spaces:
+        if free < SPACES[b]:
             continue
         cost = info.cost - flat - (quarries if quarries < info.column else info.column)
         if money >= cost:
@@ -1015,12 +1030,13 @@ def _small_wharf_mixes(p: Player) -> list[dict[str, int]]:
 
 def _legal_captain(s: State, seat: int) -> list[Any]:
     p = s.players[seat]
-    out: list[Any] = list(_load_options(s, p))
+    loads = _load_options(s, p)
+    out: list[Any] = list(loads)
     if p.buildings.get("wharf", 0) > 0 and not s.wharf_used[seat]:
         out.extend(C.ShipWharf(good=GOODS[g]) for g in range(5) if p.goods[g] > 0)
     if p.buildings.get("small_wharf", 0) > 0 and not s.small_wharf_used[seat]:
         out.extend(C.ShipSmallWharf(goods=m) for m in _small_wharf_mixes(p))
-    if not any(isinstance(c, C.Load) for c in out):
+    if not loads:
         out.append(C.Pass())
     return out
 
@@ -1300,83 +1316,60 @@ def legal_commands(s: State, seat: int) -> Sequence[Any]:
     return out
 
 
+def _check_hacienda_place(s: State, seat: int, cmd: C.HaciendaPlace) -> None:
+    if not isinstance(cmd.as_forest, bool):
+        raise illegal("bad_command", "as_forest is a boolean")
+
+
+def _check_pass(s: State, seat: int, cmd: C.Pass) -> None:
+    if s.step == "captain_turn" and _load_options(s, s.players[seat]):
+        raise illegal("must_load", "you can load a cargo ship, so you cannot pass")
+    if s.step in ("settler_turn", "settler_library") and not island_free(s.players[seat]):
+        raise illegal("island_full", "no empty island space")
+
+
+# command type -> its own checks, once its step is right (by exact type: decoded commands)
+CHECKS: dict[type, Callable[[State, int, Any], object]] = {
+    C.DraftBuilding: _check_draft,
+    C.ChooseRole: _check_role,
+    C.HaciendaDraw: _check_hacienda_draw,
+    C.HaciendaPlace: _check_hacienda_place,
+    C.Settle: _check_settle,
+    C.Pass: _check_pass,
+    C.PlaceColonists: _check_mayor,
+    C.Build: _check_build,
+    C.CraftsmanBonus: _check_bonus,
+    C.Sell: _check_sell,
+    C.Load: _check_load,
+    C.ShipWharf: _check_wharf,
+    C.ShipSmallWharf: _check_small_wharf,
+    C.Store: _check_store,
+    C.MoveGuest: _check_move_guest,
+    C.GuestsDone: lambda s, seat, cmd: None,
+}
+
+
 def _check(s: State, seat: int, cmd: Any) -> None:
     """Raise RuleError unless `cmd` is legal for `seat` now."""
     if s.over:
         raise illegal("game_over", "the game is over")
-    if not isinstance(
-        cmd,
-        (
-            C.DraftBuilding,
-            C.ChooseRole,
-            C.HaciendaDraw,
-            C.HaciendaPlace,
-            C.Settle,
-            C.Pass,
-            C.PlaceColonists,
-            C.Build,
-            C.CraftsmanBonus,
-            C.Sell,
-            C.Load,
-            C.ShipWharf,
-            C.ShipSmallWharf,
-            C.Store,
-            C.MoveGuest,
-            C.GuestsDone,
-        ),
-    ):
-        raise illegal("unknown_command", f"not a Puerto Rico command: {type(cmd).__name__}")
+    t = type(cmd)
+    check = CHECKS.get(t)
+    if check is None:
+        raise illegal("unknown_command", f"not a Puerto Rico command: {t.__name__}")
     if s.step == "guest_window":
         if seat not in s.window:
             raise not_your_turn(seat)
-        if isinstance(cmd, C.GuestsDone):
-            return
-        if isinstance(cmd, C.MoveGuest):
-            _check_move_guest(s, seat, cmd)
-            return
-        raise illegal("wrong_phase", "only move_guest or guests_done in a guest window")
-    if not s.step or seat != s.actor:
+        if t is not C.GuestsDone and t is not C.MoveGuest:
+            raise illegal("wrong_phase", "only move_guest or guests_done in a guest window")
+    elif not s.step or seat != s.actor:
         raise not_your_turn(seat)
-    if isinstance(cmd, C.MoveGuest):
+    elif t is C.MoveGuest:
         if s.step == "draft_building":
             raise illegal("wrong_phase", "no guests during the draft")
-        _check_move_guest(s, seat, cmd)
-        return
-    steps = ALLOWED.get(type(cmd), ())
-    if s.step not in steps:
-        raise illegal("wrong_phase", f"{type(cmd).__name__} is not possible at {s.step}")
-    if isinstance(cmd, C.DraftBuilding):
-        _check_draft(s, seat, cmd)
-    elif isinstance(cmd, C.ChooseRole):
-        _check_role(s, seat, cmd)
-    elif isinstance(cmd, C.HaciendaDraw):
-        _check_hacienda_draw(s, seat, cmd)
-    elif isinstance(cmd, C.HaciendaPlace):
-        if not isinstance(cmd.as_forest, bool):
-            raise illegal("bad_command", "as_forest is a boolean")
-    elif isinstance(cmd, C.Settle):
-        _check_settle(s, seat, cmd)
-    elif isinstance(cmd, C.Pass):
-        if s.step == "captain_turn" and _load_options(s, s.players[seat]):
-            raise illegal("must_load", "you can load a cargo ship, so you cannot pass")
-        if s.step in ("settler_turn", "settler_library") and not island_free(s.players[seat]):
-            raise illegal("island_full", "no empty island space")
-    elif isinstance(cmd, C.PlaceColonists):
-        _check_mayor(s, seat, cmd)
-    elif isinstance(cmd, C.Build):
-        _check_build(s, seat, cmd)
-    elif isinstance(cmd, C.CraftsmanBonus):
-        _check_bonus(s, seat, cmd)
-    elif isinstance(cmd, C.Sell):
-        _check_sell(s, seat, cmd)
-    elif isinstance(cmd, C.Load):
-        _check_load(s, seat, cmd)
-    elif isinstance(cmd, C.ShipWharf):
-        _check_wharf(s, seat, cmd)
-    elif isinstance(cmd, C.ShipSmallWharf):
-        _check_small_wharf(s, seat, cmd)
-    elif isinstance(cmd, C.Store):
-        _check_store(s, seat, cmd)
+    elif s.step not in ALLOWED.get(t, ()):
+        raise illegal("wrong_phase", f"{t.__name__} is not possible at {s.step}")
+    check(s, seat, cmd)
 
 
 def _apply(ctx: Ctx, seat: int, cmd: Any) -> None:
@@ -1453,7 +1446,7 @@ def _advance(ctx: Ctx) -> None:
             p = s.players[seat]
             slots = _layout_slots(p)
             place = min(_colonist_total(p), sum(c for _, c in slots))
-            if _ways(slots, place)[0][place] == 1:
+            if _single_layout(slots, place):
                 _apply(
                     ctx,
                     seat,
@@ -1482,7 +1475,7 @@ def decide_evolve(state: State, seat: int, cmd: Any, rng: random.Random) -> tupl
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise illegal("bad_command", f"malformed command: {exc}") from None
-    ctx = Ctx(state.copy(), rng)
+    ctx = Ctx(state.working_copy(), rng)
     _apply(ctx, seat, cmd)
     _advance(ctx)
     return ctx.events, ctx.s

@@ -99,6 +99,13 @@ class State(msgspec.Struct, kw_only=True):
     doubloons_start: int = 0
     copies_total: dict[str, int] = msgspec.field(default_factory=dict)
 
+    def working_copy(self) -> State:
+        """The copy `decide` evolves: new structs for the state and its players, whose lists
+        and dicts it shares with this state (evolve replaces them before they change)."""
+        s = msgspec.structs.replace(self)
+        s.players = [msgspec.structs.replace(p) for p in self.players]
+        return s
+
     def copy(self) -> State:
         s = msgspec.structs.replace(self)
         s.players = [p.copy() for p in self.players]

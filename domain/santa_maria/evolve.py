@@ -1,5 +1,8 @@
 """evolve: apply one event to the state, in place. No rule decisions and no randomness here:
-every choice and outcome is a field of the event."""
+every choice and outcome is a field of the event.
+
+Fields are assigned, lists and dicts are replaced, never changed in place: `decide` works on
+a shallow copy (`state.working_copy`) that shares them with the state it was given."""
 
 from __future__ import annotations
 
@@ -38,9 +41,9 @@ def _expansion_stacks_shuffled(s: SantaMariaState, e: ev.ExpansionStacksShuffled
 
 
 def _display_dealt(s: SantaMariaState, e: ev.DisplayDealt) -> None:
-    s.out_of_game.extend(e.discarded)
-    del s.double_stack[: len(e.doubles)]
-    del s.triple_stack[: len(e.triples)]
+    s.out_of_game = s.out_of_game + e.discarded
+    s.double_stack = s.double_stack[len(e.doubles) :]
+    s.triple_stack = s.triple_stack[len(e.triples) :]
     s.display_doubles = list(e.doubles)
     s.display_triples = list(e.triples)
 
@@ -69,26 +72,43 @@ def _draft_started(s: SantaMariaState, e: ev.DraftStarted) -> None:
 
 def _colony_chosen(s: SantaMariaState, e: ev.ColonyChosen) -> None:
     _set_board(s.players[e.seat], e.board)
-    s.draft_order.remove(e.seat)
+    s.draft_order = [seat for seat in s.draft_order if seat != e.seat]
     s.active = s.draft_order[0] if s.draft_order else -1
+
+
+def _gain(p: PlayerState, kind: str, n: int) -> None:
+    res = dict(p.res)
+    res[kind] += n
+    p.res = res
+
+
+def _replaced(values: list[Any], i: int, value: Any) -> list[Any]:
+    """`values` with item `i` replaced, as a new list."""
+    out = values[:]
+    out[i] = value
+    return out
 
 
 def _starting_goods_given(s: SantaMariaState, e: ev.StartingGoodsGiven) -> None:
     for p, wood, coins in zip(s.players, e.wood, e.coins, strict=False):
-        p.res["wood"] += wood
+        _gain(p, "wood", wood)
         p.coins += coins
+
+
+def _add_blue_die(s: SantaMariaState, p: PlayerState, value: int, locked: bool) -> None:
+    s.blue_supply -= 1
+    p.blue = [*p.blue, value]
+    p.blue_used = [*p.blue_used, False]
+    p.blue_locked = [*p.blue_locked, locked]
 
 
 def _blue_dice_rolled(s: SantaMariaState, e: ev.BlueDiceRolled) -> None:
     for seat, index, value in e.rolls:
         p = s.players[seat]
         if e.new:
-            s.blue_supply -= 1
-            p.blue.append(value)
-            p.blue_used.append(False)
-            p.blue_locked.append(False)
+            _add_blue_die(s, p, value, False)
         else:
-            p.blue[index - 1] = value
+            p.blue = _replaced(p.blue, index - 1, value)
 
 
 def _year_started(s: SantaMariaState, e: ev.YearStarted) -> None:
@@ -101,42 +121,53 @@ def _year_started(s: SantaMariaState, e: ev.YearStarted) -> None:
 
 def _resources_sold(s: SantaMariaState, e: ev.ResourcesSold) -> None:
     p = s.players[e.seat]
-    p.res[e.resource] -= e.count
+    _gain(p, e.resource, -e.count)
     p.coins += e.coins
 
 
 def _resources_bought(s: SantaMariaState, e: ev.ResourcesBought) -> None:
     p = s.players[e.seat]
-    p.res[e.resource] += e.count
+    _gain(p, e.resource, e.count)
     p.coins -= e.coins
 
 
 def _alchemy_used(s: SantaMariaState, e: ev.AlchemyUsed) -> None:
     p = s.players[e.seat]
-    p.res[e.pay] -= 1
+    _gain(p, e.pay, -1)
     p.alchemy_used = True
 
 
+def _without(values: list[Any], value: Any) -> list[Any]:
+    """`values` without its first `value`, as a new list (`list.remove` on a copy)."""
+    out = values[:]
+    out.remove(value)
+    return out
+
+
 def _pay(p: PlayerState, paid: dict[str, int]) -> None:
+    res = dict(p.res)
     for kind, n in paid.items():
         if kind == "coins":
             p.coins -= n
         else:
-            p.res[kind] -= n
+            res[kind] -= n
+    p.res = res
 
 
 def _tile_placed(s: SantaMariaState, e: ev.TilePlaced) -> None:
     p = s.players[e.seat]
     _pay(p, e.paid)
     codes = data.TILES[e.tile][1]
+    cells, tile_on = p.cells[:], p.tile_on[:]
     for (row, col), code in zip(e.cells, codes, strict=False):
         i = idx(row, col)
-        p.cells[i] = code
-        p.tile_on[i] = e.tile
+        cells[i] = code
+        tile_on[i] = e.tile
+    p.cells, p.tile_on = cells, tile_on
     if e.tile in s.display_doubles:
-        s.display_doubles.remove(e.tile)
+        s.display_doubles = _without(s.display_doubles, e.tile)
     else:
-        s.display_triples.remove(e.tile)
+        s.display_triples = _without(s.display_triples, e.tile)
     s.main_done = True
     p.main_actions += 1
 
@@ -144,10 +175,10 @@ def _tile_placed(s: SantaMariaState, e: ev.TilePlaced) -> None:
 def _building_activated(s: SantaMariaState, e: ev.BuildingActivated) -> None:
     p = s.players[e.seat]
     p.coins -= e.price
-    p.coins_on[idx(e.row, e.col)] = e.price
+    p.coins_on = _replaced(p.coins_on, idx(e.row, e.col), e.price)
     p.coin_activations += 1
     p.coins_paid += e.price
-    s.queue.extend(e.effects)
+    s.queue = s.queue + e.effects
     s.main_done = True
     p.main_actions += 1
 
@@ -157,39 +188,39 @@ def _die_activated(s: SantaMariaState, e: ev.DieActivated) -> None:
     p.coins -= e.cost
     row, col = e.cells[-1]
     if e.die == "white":
-        s.white_pool.remove(e.face)
+        s.white_pool = _without(s.white_pool, e.face)
         p.white_taken += 1
-        p.white_faces.append(e.value)
-        p.die_on[idx(row, col)] = 1
+        p.white_faces = [*p.white_faces, e.value]
+        p.die_on = _replaced(p.die_on, idx(row, col), 1)
     else:
-        p.blue_used[e.index - 1] = True
-        p.die_on[idx(row, col)] = 2
-    s.queue.extend(e.effects)
+        p.blue_used = _replaced(p.blue_used, e.index - 1, True)
+        p.die_on = _replaced(p.die_on, idx(row, col), 2)
+    s.queue = s.queue + e.effects
     s.main_done = True
     p.main_actions += 1
 
 
 def _retired(s: SantaMariaState, e: ev.Retired) -> None:
     p = s.players[e.seat]
-    s.retire_spaces[e.space] = e.seat
-    s.retire_order.append(e.seat)
+    s.retire_spaces = {**s.retire_spaces, e.space: e.seat}
+    s.retire_order = [*s.retire_order, e.seat]
     p.retired = True
-    s.queue.extend(e.effects)
+    s.queue = s.queue + e.effects
     s.main_done = True
     p.main_actions += 1
 
 
 def _shipping_income_queued(s: SantaMariaState, e: ev.ShippingIncomeQueued) -> None:
-    s.queue[0:0] = e.effects
+    s.queue = e.effects + s.queue
 
 
 def _effect_started(s: SantaMariaState, e: ev.EffectStarted) -> None:
-    s.queue.pop(0)
+    s.queue = s.queue[1:]
 
 
 def _resource_gained(s: SantaMariaState, e: ev.ResourceGained) -> None:
     p = s.players[e.seat]
-    p.res[e.resource] += e.kept
+    _gain(p, e.resource, e.kept)
     p.coins += e.coins
 
 
@@ -211,7 +242,7 @@ def _declined(s: SantaMariaState, e: ev.Declined) -> None:
 
 def _traded(s: SantaMariaState, e: ev.Traded) -> None:
     p = s.players[e.seat]
-    p.res[e.pay] -= 1
+    _gain(p, e.pay, -1)
     if e.gain == "coins":
         p.coins += e.amount
     else:
@@ -222,26 +253,25 @@ def _traded(s: SantaMariaState, e: ev.Traded) -> None:
 def _shipped(s: SantaMariaState, e: ev.Shipped) -> None:
     p = s.players[e.seat]
     _pay(p, e.paid)
-    s.docks[e.dock - 1] = ""
-    p.port[e.dock - 1].append(e.tile)
+    s.docks = _replaced(s.docks, e.dock - 1, "")
+    p.port = _replaced(p.port, e.dock - 1, [*p.port[e.dock - 1], e.tile])
     s.pending = None
 
 
 def _dock_refilled(s: SantaMariaState, e: ev.DockRefilled) -> None:
     if e.tile is not None:
-        s.ship_stack.pop(0)
-        s.docks[e.dock - 1] = e.tile
+        s.ship_stack = s.ship_stack[1:]
+        s.docks = _replaced(s.docks, e.dock - 1, e.tile)
 
 
 def _religion_advanced(s: SantaMariaState, e: ev.ReligionAdvanced) -> None:
     p = s.players[e.seat]
-    p.res["grain"] -= e.grain
-    p.res["gold"] -= e.gold
+    _pay(p, {"grain": e.grain, "gold": e.gold})
     p.religion = e.to_space
     p.points += e.lost_steps
     p.symbols_entered += len(e.symbols)
     # Each symbol entered resolves next, in track order, before the rest of the queue (R21).
-    s.queue[0:0] = [f"M{space}" for space in e.symbols]
+    s.queue = [f"M{space}" for space in e.symbols] + s.queue
     s.pending = None
 
 
@@ -257,11 +287,7 @@ def _conquistador_advanced(s: SantaMariaState, e: ev.ConquistadorAdvanced) -> No
 
 
 def _blue_die_unlocked(s: SantaMariaState, e: ev.BlueDieUnlocked) -> None:
-    p = s.players[e.seat]
-    s.blue_supply -= 1
-    p.blue.append(e.value)
-    p.blue_used.append(False)
-    p.blue_locked.append(e.locked)
+    _add_blue_die(s, s.players[e.seat], e.value, e.locked)
 
 
 def _monk_recruited(s: SantaMariaState, e: ev.MonkRecruited) -> None:
@@ -270,19 +296,19 @@ def _monk_recruited(s: SantaMariaState, e: ev.MonkRecruited) -> None:
         p.coins -= coins
         s.players[to_seat].coins += coins
     p.monks_reserve -= 1
-    s.monks[e.space].append(e.seat)
+    s.monks = {**s.monks, e.space: [*s.monks[e.space], e.seat]}
     if e.space in data.SCHOLAR_SPACES:
-        p.scholars.append(s.scholars[data.SCHOLAR_SPACES.index(e.space)])
+        p.scholars = [*p.scholars, s.scholars[data.SCHOLAR_SPACES.index(e.space)]]
     elif e.space in data.BISHOP_SPACES:
-        p.bishops.append(s.bishops[data.BISHOP_SPACES.index(e.space)])
+        p.bishops = [*p.bishops, s.bishops[data.BISHOP_SPACES.index(e.space)]]
     s.pending = None
 
 
 def _road_placed(s: SantaMariaState, e: ev.RoadPlaced) -> None:
     p = s.players[e.seat]
     i = idx(e.row, e.col)
-    p.cells[i] = data.ROAD
-    p.tile_on[i] = data.ROAD_TILE_ID
+    p.cells = _replaced(p.cells, i, data.ROAD)
+    p.tile_on = _replaced(p.tile_on, i, data.ROAD_TILE_ID)
     s.road_stack -= 1
     s.pending = None
 
@@ -295,7 +321,7 @@ def _turn_ended(s: SantaMariaState, e: ev.TurnEnded) -> None:
 def _conquistador_scored(s: SantaMariaState, e: ev.ConquistadorScored) -> None:
     for p, pts in zip(s.players, e.points, strict=False):
         p.points += pts
-    s.conquistador_history.append(list(e.points))
+    s.conquistador_history = [*s.conquistador_history, list(e.points)]
 
 
 def _year_cleaned_up(s: SantaMariaState, e: ev.YearCleanedUp) -> None:

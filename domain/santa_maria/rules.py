@@ -1,14 +1,16 @@
 """setup, decide, legal_commands and awaiting: the rules of Santa Maria.
 
-`decide` validates a command against the unchanged state, then simulates on a clone: every
-event is applied to the clone as it is emitted, so follow-ups (the effect queue, decisions,
-year end) see the state they act on. Rulings are cited as `# Rn`.
+`decide` validates a command against the unchanged state, then simulates on a working copy
+(`state.working_copy`): every event is applied to the copy as it is emitted, so follow-ups
+(the effect queue, decisions, year end) see the state they act on. Rulings are cited as `# Rn`.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
+from itertools import compress
 from typing import Any
 
 from domain.contract import RuleError, illegal, not_your_turn
@@ -20,10 +22,10 @@ from domain.santa_maria.state import (
     PlayerState,
     SantaMariaOptions,
     SantaMariaState,
-    clone,
     idx,
     rc,
     storage_limit,
+    working_copy,
 )
 
 NON_BUILDINGS = frozenset((data.EMPTY, data.BLOCKED, data.ROAD))
@@ -103,6 +105,12 @@ def coin_activation_price(p: PlayerState) -> int:
 def change_cost(p: PlayerState, face: int, value: int) -> int:
     pips = abs(value - face)
     return max(0, pips - 1) if "SC02" in p.scholars else pips
+
+
+def change_reach(p: PlayerState) -> int:
+    """The most pips the player can pay to change a die by: `change_cost(p, face, value) <=
+    p.coins` exactly when `abs(value - face) <= change_reach(p)`."""
+    return p.coins + 1 if "SC02" in p.scholars else p.coins
 
 
 def white_cap(p: PlayerState) -> int:
@@ -188,9 +196,8 @@ class Sim:
 
     __slots__ = ("events", "rng", "s")
 
-    def __init__(self, state: SantaMariaState, rng: random.Random, only: int | None = None) -> None:
-        # `only`: the events of this simulation change no other player (see `decide`).
-        self.s = clone(state, only)
+    def __init__(self, state: SantaMariaState, rng: random.Random) -> None:
+        self.s = working_copy(state)
         self.events: list[Any] = []
         self.rng = rng
 
@@ -199,11 +206,9 @@ class Sim:
         evolve(self.s, event)
 
     @classmethod
-    def emitted(
-        cls, state: SantaMariaState, rng: random.Random, only: int | None, events: list[Any]
-    ) -> Sim:
+    def emitted(cls, state: SantaMariaState, rng: random.Random, events: list[Any]) -> Sim:
         """A simulation of `events` decided beforehand."""
-        sim = cls(state, rng, only)
+        sim = cls(state, rng)
         for event in events:
             sim.emit(event)
         return sim
@@ -419,8 +424,8 @@ def decide(state: SantaMariaState, seat: int, command: Any, rng: random.Random) 
 def decide_evolve(
     state: SantaMariaState, seat: int, command: Any, rng: random.Random
 ) -> tuple[list[Any], SantaMariaState]:
-    """The events of `command` and the clone they were applied to (it shares with `state`
-    the players the command left alone)."""
+    """The events of `command` and the working copy they were applied to (it shares with
+    `state` the lists and dicts the command left alone)."""
     sim = _simulate(state, seat, command, rng)
     return sim.events, sim.s
 
@@ -453,7 +458,7 @@ def _choose_colony(s: SantaMariaState, seat: int, c: cmd.ChooseColony, rng: rand
     events: list[Any] = [ev.ColonyChosen(seat=seat, board=c.board)]
     if len(s.draft_order) == 1:
         events.extend(_begin_year_one(s.start_player, s.seats, rng))
-    return Sim.emitted(s, rng, None, events)
+    return Sim.emitted(s, rng, events)
 
 
 def _main_allowed(s: SantaMariaState) -> None:
@@ -509,7 +514,7 @@ def _expand(s: SantaMariaState, seat: int, c: cmd.Expand, rng: random.Random) ->
         raise illegal("bad_payment", "gold_for names cost kinds")
     paid = _expand_payment(p, c.tile, list(c.gold_for))
     event = ev.TilePlaced(seat=seat, tile=c.tile, cells=[CELL_RC[i] for i in cells], paid=paid)
-    return Sim.emitted(s, rng, seat, [event])
+    return Sim.emitted(s, rng, [event])
 
 
 # main action B: coin activation
@@ -528,7 +533,7 @@ def _activate_building(
     price = coin_activation_price(p)
     if p.coins < price:
         raise illegal("cannot_afford", f"the activation costs {price} coins")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     effects = list(data.BUILDING_EFFECTS[p.cells[i]])
     sim.emit(ev.BuildingActivated(seat=seat, row=c.row, col=c.col, price=price, effects=effects))
     run_queue(sim)
@@ -568,7 +573,7 @@ def _activate_die(s: SantaMariaState, seat: int, c: cmd.ActivateDie, rng: random
     if not listed:
         raise illegal("no_unoccupied_building", "the line holds no unoccupied building")
     effects = [e for i in listed for e in data.BUILDING_EFFECTS[p.cells[i]]]
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(
         ev.DieActivated(
             seat=seat,
@@ -596,7 +601,7 @@ def _retire(s: SantaMariaState, seat: int, c: cmd.Retire, rng: random.Random) ->
         raise illegal("space_taken", f"{c.space} is taken this year")
     # the income is listed only once the action is done (RS4 may ship a tile first).
     effects = [*data.RETIRE_ACTIONS[c.space], data.SHIPPING_INCOME]
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(
         ev.Retired(seat=seat, space=c.space, position=len(s.retire_order) + 1, effects=effects)
     )
@@ -617,7 +622,7 @@ def _sell(s: SantaMariaState, seat: int, c: cmd.Sell, rng: random.Random) -> Sim
         raise illegal("cannot_afford", f"not enough {c.resource}")
     coins = c.count * sell_price(p, c.resource)
     event = ev.ResourcesSold(seat=seat, resource=c.resource, count=c.count, coins=coins)
-    return Sim.emitted(s, rng, seat, [event])
+    return Sim.emitted(s, rng, [event])
 
 
 def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> Sim:
@@ -632,7 +637,7 @@ def _buy(s: SantaMariaState, seat: int, c: cmd.Buy, rng: random.Random) -> Sim:
     if p.res[c.resource] + c.count > storage_limit(p):  # R12
         raise illegal("storage_full", "buying cannot exceed the storage limit")
     event = ev.ResourcesBought(seat=seat, resource=c.resource, count=c.count, coins=coins)
-    return Sim.emitted(s, rng, seat, [event])
+    return Sim.emitted(s, rng, [event])
 
 
 def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) -> Sim:
@@ -643,7 +648,7 @@ def _alchemy(s: SantaMariaState, seat: int, c: cmd.Alchemy, rng: random.Random) 
         raise _bad("pay and gain are two different kinds of wood/grain/sugar/gem")
     if p.res[c.pay] < 1:
         raise illegal("cannot_afford", f"no {c.pay} to pay")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.AlchemyUsed(seat=seat, pay=c.pay, gain=c.gain))
     gain_resource(sim, seat, c.gain, 1)
     return sim
@@ -668,7 +673,7 @@ def _trade(s: SantaMariaState, seat: int, c: cmd.Trade, rng: random.Random) -> S
     p = s.players[seat]
     if p.res[c.pay] < 1:
         raise illegal("cannot_afford", f"no {c.pay} to pay")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.Traded(seat=seat, pay=c.pay, gain=c.gain, amount=outputs[c.gain]))
     run_queue(sim)
     return sim
@@ -706,7 +711,7 @@ def _ship(s: SantaMariaState, seat: int, c: cmd.Ship, rng: random.Random) -> Sim
         if p.coins < data.NAVIGATOR_COINS:
             raise illegal("cannot_afford", "not enough coins")
         paid["coins"] = data.NAVIGATOR_COINS
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.Shipped(seat=seat, dock=c.dock, tile=tile, paid=paid))
     top = sim.s.ship_stack[0] if sim.s.ship_stack else None
     sim.emit(ev.DockRefilled(dock=c.dock, tile=top))
@@ -728,7 +733,7 @@ def _religion(s: SantaMariaState, seat: int, c: cmd.Religion, rng: random.Random
     frm = p.religion
     to = min(data.RELIGION_END, frm + steps)
     symbols = [m for m in data.MONK_SYMBOLS if frm < m <= to]  # R2
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(
         ev.ReligionAdvanced(
             seat=seat,
@@ -752,7 +757,7 @@ def _conquistador(s: SantaMariaState, seat: int, c: cmd.Conquistador, rng: rando
     p = s.players[seat]
     if p.coins < data.CAPTAIN_COST * c.extra:
         raise illegal("cannot_afford", "the Captain's step costs 2 coins")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     conquistador_action(sim, seat, c.extra)
     run_queue(sim)
     return sim
@@ -768,7 +773,7 @@ def _recruit(s: SantaMariaState, seat: int, c: cmd.Recruit, rng: random.Random) 
     payments = recruit_fee(s, seat, c.space)
     if p.coins < sum(n for _, n in payments):  # R20: the full payment at that moment
         raise illegal("cannot_afford", "not enough coins to pay the occupants")
-    sim = Sim(s, rng)  # payments reach the other occupants
+    sim = Sim(s, rng)
     sim.emit(ev.MonkRecruited(seat=seat, space=c.space, payments=payments))
     if c.space in data.MISSIONS:
         gain_reward(sim, seat, data.MISSIONS[c.space][1], "mission")
@@ -781,7 +786,7 @@ def _place_road(s: SantaMariaState, seat: int, c: cmd.PlaceRoad, rng: random.Ran
     i = _check_rc(c.row, c.col)
     if s.players[seat].cells[i] != data.EMPTY:
         raise illegal("bad_placement", "a road tile covers one empty cell (R16)")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.RoadPlaced(seat=seat, row=c.row, col=c.col))
     run_queue(sim)
     return sim
@@ -793,7 +798,7 @@ DECLINABLE = ("trade", "ship", "recruit", "road")
 def _decline(s: SantaMariaState, seat: int, c: cmd.Decline, rng: random.Random) -> Sim:
     if s.pending is None or s.pending.kind not in DECLINABLE:
         raise illegal("wrong_phase", "nothing to decline (answer religion/conquistador with 0)")
-    sim = Sim(s, rng, seat)
+    sim = Sim(s, rng)
     sim.emit(ev.Declined(seat=seat, decision=s.pending.kind))
     run_queue(sim)
     return sim
@@ -824,7 +829,7 @@ def _end_turn(s: SantaMariaState, seat: int, c: cmd.EndTurn, rng: random.Random)
         raise illegal("decision_pending", f"answer the {s.pending.kind} decision first")
     if not s.main_done:
         raise illegal("no_main_action_yet", "take a main action first")
-    sim = Sim(s, rng)  # the year end touches everyone
+    sim = Sim(s, rng)
     nxt = _next_seat(s)
     sim.emit(ev.TurnEnded(seat=seat, next=nxt))
     if nxt == -1:
@@ -905,14 +910,37 @@ def awaiting(s: SantaMariaState) -> list[int]:
     return [s.active] if s.phase in ("draft", "play") and s.active >= 0 else []
 
 
+# Commands made once and shared between legal lists (commands are frozen).
+ACTIVATE_BUILDING = [cmd.ActivateBuilding(row=r, col=c) for r, c in CELL_RC]  # by cell
+WHITE_DIE = {
+    (face, v): cmd.ActivateDie(die="white", face=face, value=v)
+    for face in range(1, 7)
+    for v in range(1, 7)
+}
+BLUE_DIE = {
+    (index, v): cmd.ActivateDie(die="blue", index=index, value=v)
+    for index in range(1, data.MAX_BLUE_DICE + 1)
+    for v in range(1, 7)
+}
+
+
+@cache
+def _counted(kind: type, resource: str, top: int) -> tuple[Any, ...]:
+    """`kind(resource=resource, count=n)` for n = 1..top, made once."""
+    return tuple(kind(resource=resource, count=n) for n in range(1, top + 1))
+
+
 def free_actions(s: SantaMariaState, p: PlayerState) -> list[Any]:
     out: list[Any] = []
+    res = p.res
     for r in data.RESOURCES:
-        out.extend(cmd.Sell(resource=r, count=n) for n in range(1, p.res[r] + 1))
+        if res[r] > 0:
+            out += _counted(cmd.Sell, r, res[r])
     limit = storage_limit(p)
     for r, price in data.BUY_PRICE.items():
-        top = min(p.coins // price, limit - p.res[r])
-        out.extend(cmd.Buy(resource=r, count=n) for n in range(1, top + 1))
+        top = min(p.coins // price, limit - res[r])
+        if top > 0:
+            out += _counted(cmd.Buy, r, top)
     if "SC10" in p.scholars and not p.alchemy_used:
         for pay in data.COST_KINDS:
             if p.res[pay] >= 1:
@@ -935,8 +963,11 @@ def expand_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
         if shape not in cells_by_shape:
             placements = legal_placements(p, tile)
             cells_by_shape[shape] = [[CELL_RC[i] for i in pl] for pl in placements]
-        for cells in cells_by_shape[shape]:
-            out.extend(cmd.Expand(tile=tile, cells=cells, gold_for=g) for g in payments)
+        out += [
+            cmd.Expand(tile=tile, cells=cells, gold_for=g)
+            for cells in cells_by_shape[shape]
+            for g in payments
+        ]
     return out
 
 
@@ -948,25 +979,23 @@ def activation_commands(s: SantaMariaState, p: PlayerState) -> list[Any]:
         for code, die, coins in zip(p.cells, p.die_on, p.coins_on, strict=True)
     ]
     if p.coins >= coin_activation_price(p):
-        for i in range(36):
-            if free[i]:  # listing order: row by row
-                r, c = CELL_RC[i]
-                out.append(cmd.ActivateBuilding(row=r, col=c))
+        out += compress(ACTIVATE_BUILDING, free)  # listing order: row by row
+    reach = change_reach(p)
     if p.white_taken < white_cap(p) and s.white_pool:
         columns = [v for v in range(1, 7) if any(map(free.__getitem__, COLUMNS[v - 1]))]
-        for face in sorted(set(s.white_pool)):
-            for v in columns:
-                if change_cost(p, face, v) <= p.coins:
-                    out.append(cmd.ActivateDie(die="white", face=face, value=v))
+        out += [
+            WHITE_DIE[face, v]
+            for face in sorted(set(s.white_pool))
+            for v in columns
+            if abs(v - face) <= reach
+        ]
     rows: list[int] | None = None
     for i, face in enumerate(p.blue):
         if p.blue_used[i] or p.blue_locked[i]:
             continue
         if rows is None:
             rows = [v for v in range(1, 7) if any(map(free.__getitem__, ROWS[v - 1]))]
-        for v in rows:
-            if change_cost(p, face, v) <= p.coins:
-                out.append(cmd.ActivateDie(die="blue", index=i + 1, value=v))
+        out += [BLUE_DIE[i + 1, v] for v in rows if abs(v - face) <= reach]
     return out
 
 

@@ -4,6 +4,7 @@ stack and of the two expansion stacks) live here and stop at `view.py`."""
 from __future__ import annotations
 
 import msgspec
+from msgspec.structs import replace
 
 from domain.santa_maria import data
 
@@ -124,9 +125,16 @@ def clone_player(p: PlayerState) -> PlayerState:
     )
 
 
-def clone(s: SantaMariaState, only: int | None = None) -> SantaMariaState:
-    """A hand-written deep copy (much faster than pickle for this shape). With `only`, the
-    other players are shared, not copied: for simulations whose events touch one player."""
+def working_copy(s: SantaMariaState) -> SantaMariaState:
+    """The copy `decide` evolves: new structs for the state and its players, whose lists and
+    dicts it shares with `s` (evolve replaces them, never changes them in place)."""
+    w = replace(s)
+    w.players = [replace(p) for p in s.players]
+    return w
+
+
+def clone(s: SantaMariaState) -> SantaMariaState:
+    """A hand-written deep copy (much faster than pickle for this shape)."""
     pending = s.pending
     return SantaMariaState(
         seats=s.seats,
@@ -136,7 +144,7 @@ def clone(s: SantaMariaState, only: int | None = None) -> SantaMariaState:
         start_player=s.start_player,
         active=s.active,
         draft_order=s.draft_order[:],
-        players=[clone_player(p) if only is None or p.seat == only else p for p in s.players],
+        players=[clone_player(p) for p in s.players],
         main_done=s.main_done,
         queue=s.queue[:],
         pending=None
