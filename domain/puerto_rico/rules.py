@@ -617,7 +617,7 @@ def _do_mayor(ctx: Ctx, seat: int, cmd: C.PlaceColonists) -> None:
     if nxt is not None:
         ctx.emit(E.TurnStarted(step="place_colonists", seat=nxt))
         return
-    # step 3, R13
+    # every seat has placed: the colonist ship is refilled (R13)
     required = max(s.n, sum(empty_building_circles(q) for q in s.players))
     if s.colonists >= required:
         ctx.emit(E.ColonistShipRefilled(required=required, count=required, end_triggered=False))
@@ -1136,7 +1136,7 @@ def _captain_next(ctx: Ctx, seat: int) -> None:
 
 
 def _capacity(s: State, p: Player) -> tuple[int, int]:
-    """(warehouse kinds, loose barrels) at storage (step 4)."""
+    """(warehouse kinds, loose barrels) when goods are stored after the captain phase."""
     kinds = (1 if p.buildings.get("small_warehouse", 0) > 0 else 0) + (
         2 if p.buildings.get("large_warehouse", 0) > 0 else 0
     )
