@@ -137,6 +137,13 @@ def pg_api(pg_settings: Settings) -> Iterator[Api]:
         yield Api(client)
 
 
+@pytest.fixture
+def sqlite_api(sqlite_settings: Settings) -> Iterator[Api]:
+    """The API in-process on SQLite alone (for what does not depend on the store)."""
+    with TestClient(build(sqlite_settings)) as client:
+        yield Api(client)
+
+
 def all_games() -> list[str]:
     """Every registered game: the core suites run over each of them."""
     return sorted(GAMES)

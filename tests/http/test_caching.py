@@ -5,7 +5,6 @@ from TABLETOP_CORS_ORIGINS."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 from litestar.testing import TestClient
@@ -15,16 +14,10 @@ from service.settings import Settings
 from tests.support.api import Api
 
 
-@pytest.fixture
-def api(sqlite_settings: Settings) -> Iterator[Api]:
-    with TestClient(build(sqlite_settings)) as client:
-        yield Api(client)
-
-
-def test_etag_and_304_until_the_game_moves(api: Api) -> None:
-    ada = api.player("ada")
-    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
-    c, auth = api.client, Api.auth(ada)
+def test_etag_and_304_until_the_game_moves(sqlite_api: Api) -> None:
+    ada = sqlite_api.player("ada")
+    game = sqlite_api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    c, auth = sqlite_api.client, Api.auth(ada)
     for path in (f"/v1/games/{game}", f"/v1/games/{game}/legal-moves"):
         first = c.get(path, headers=auth)
         tag = first.headers["etag"]
@@ -38,41 +31,41 @@ def test_etag_and_304_until_the_game_moves(api: Api) -> None:
             assert again.status_code == 304, sent
             assert again.content == b"" and again.headers["etag"] == tag
         assert c.get(path, headers={**auth, "If-None-Match": '"0"'}).status_code == 200
-    legal = api.legal(game, ada)
+    legal = sqlite_api.legal(game, ada)
     old = f'W/"{legal["version"]}"'
-    assert api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
+    assert sqlite_api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
     moved = c.get(f"/v1/games/{game}", headers={**auth, "If-None-Match": old})
     assert moved.status_code == 200 and moved.headers["etag"] != old
 
 
-def test_what_a_finished_game_shows_is_immutable(api: Api) -> None:
-    ada = api.player("ada")
-    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
-    running = api.client.get(f"/v1/games/{game}/replay?version=2")
+def test_what_a_finished_game_shows_is_immutable(sqlite_api: Api) -> None:
+    ada = sqlite_api.player("ada")
+    game = sqlite_api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    running = sqlite_api.client.get(f"/v1/games/{game}/replay?version=2")
     assert "immutable" not in running.headers.get("cache-control", "")
-    api.play_out(game, {0: ada}, random.Random(3))
-    size = api.client.get("/v1/transparency/head").json()["tree_size"]
+    sqlite_api.play_out(game, {0: ada}, random.Random(3))
+    size = sqlite_api.client.get("/v1/transparency/head").json()["tree_size"]
     export = f"/v1/games/{game}/export"
     for path in (f"{export}?tree_size={size}", f"/v1/games/{game}/replay?version=2"):
-        answer = api.client.get(path)
+        answer = sqlite_api.client.get(path)
         assert answer.status_code == 200
         cache = answer.headers["cache-control"]
         assert "immutable" in cache and "max-age=31536000" in cache
     # the latest export proves against the latest head, which moves as games end
-    latest = api.client.get(export)
+    latest = sqlite_api.client.get(export)
     assert latest.status_code == 200
     assert "immutable" not in latest.headers.get("cache-control", "")
 
 
-def test_large_bodies_are_gzipped(api: Api) -> None:
-    ada = api.player("ada")
-    plain = api.client.get("/v1/game-types", headers={"Accept-Encoding": "identity"})
+def test_large_bodies_are_gzipped(sqlite_api: Api) -> None:
+    ada = sqlite_api.player("ada")
+    plain = sqlite_api.client.get("/v1/game-types", headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in plain.headers and len(plain.content) > 1024
-    zipped = api.client.get("/v1/game-types", headers={"Accept-Encoding": "gzip"})
+    zipped = sqlite_api.client.get("/v1/game-types", headers={"Accept-Encoding": "gzip"})
     assert zipped.headers["content-encoding"] == "gzip"
     assert zipped.json() == plain.json()  # httpx decodes it
     assert int(zipped.headers["content-length"]) < len(plain.content) / 3
-    small = api.client.get(f"/v1/players/{ada['id']}", headers={"Accept-Encoding": "gzip"})
+    small = sqlite_api.client.get(f"/v1/players/{ada['id']}", headers={"Accept-Encoding": "gzip"})
     assert "content-encoding" not in small.headers  # under 1 KB: not worth it
 
 

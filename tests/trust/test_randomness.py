@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -21,12 +20,6 @@ from service.games import seed_stream
 from service.settings import Settings
 from tests.support.api import Api
 from tests.trust.rewrite import rewrite_game, rewrite_json
-
-
-@pytest.fixture
-def client(any_settings: Settings) -> Iterator[Api]:
-    with TestClient(build(any_settings)) as c:
-        yield Api(c)
 
 
 def _seated_game(api: Api, seeds: tuple[str, str]) -> tuple[str, dict[int, Any]]:
@@ -59,14 +52,14 @@ def _setup(lines: list[dict[str, Any]], client_seeds: list[str]) -> list[Any]:
     return [msgspec.to_builtins(e) for e in events]
 
 
-def test_chosen_client_seeds_are_public_fixed_and_reproduce_the_game(client: Api) -> None:
-    game_id, seated = _seated_game(client, ("adas-luck!", "b0b"))
-    shown = client.game(game_id)
+def test_chosen_client_seeds_are_public_fixed_and_reproduce_the_game(api: Api) -> None:
+    game_id, seated = _seated_game(api, ("adas-luck!", "b0b"))
+    shown = api.game(game_id)
     bot_seed = shown["seats"][2]["client_seed"]
     assert [s["client_seed"] for s in shown["seats"]] == ["adas-luck!", "b0b", bot_seed]
     assert len(bot_seed) == 16  # the server gives the bot's seat one
-    client.play_out(game_id, seated, random.Random(5))
-    lines = _export(client, game_id)
+    api.play_out(game_id, seated, random.Random(5))
+    lines = _export(api, game_id)
     assert lines[0]["format"] == "tabletop-game/2"
     types = [x.get("type") for x in lines]
     fixed = types.index("randomness_fixed")
@@ -79,19 +72,19 @@ def test_chosen_client_seeds_are_public_fixed_and_reproduce_the_game(client: Api
     recorded = [{"type": x["type"], **x["data"]} for x in lines[fixed + 1 : fixed + 5]]
     assert _setup(lines, ["adas-luck!", "b0b", bot_seed]) == recorded
     assert _setup(lines, ["adas-luck!", "b0c", bot_seed]) != recorded
-    assert client.client.get(f"/v1/games/{game_id}/audit").json()["client_seeds"] == [
+    assert api.client.get(f"/v1/games/{game_id}/audit").json()["client_seeds"] == [
         "adas-luck!",
         "b0b",
         bot_seed,
     ]
 
 
-def test_a_client_seed_changes_the_outcome(client: Api) -> None:
+def test_a_client_seed_changes_the_outcome(api: Api) -> None:
     """Two games alike but for one client seed, their server seeds made equal: the deals
     differ; the seeds of either deal reproduce it."""
-    game_id, seated = _seated_game(client, ("same", "mine"))
-    client.play_out(game_id, seated, random.Random(5))
-    lines = _export(client, game_id)
+    game_id, seated = _seated_game(api, ("same", "mine"))
+    api.play_out(game_id, seated, random.Random(5))
+    lines = _export(api, game_id)
     seeds = lines[[x.get("type") for x in lines].index("randomness_fixed")]["data"]
     decks = {
         tuple(
@@ -103,17 +96,17 @@ def test_a_client_seed_changes_the_outcome(client: Api) -> None:
 
 
 def test_a_client_seed_rewritten_afterwards_is_detected(
-    client: Api, any_settings: Settings
+    api: Api, any_settings: Settings
 ) -> None:
-    game_id, seated = _seated_game(client, ("alpha", "beta"))
-    client.play_out(game_id, seated, random.Random(2))
+    game_id, seated = _seated_game(api, ("alpha", "beta"))
+    api.play_out(game_id, seated, random.Random(2))
 
     def bob_claims_gamma(version: int, event: dict[str, Any]) -> None:
         if event["type"] == "seat_taken" and event["data"].get("client_seed") == "beta":
             event["data"] = {**event["data"], "client_seed": "gamma"}
 
     rewrite_game(any_settings, UUID(game_id), bob_claims_gamma)
-    report = verify(_export(client, game_id))
+    report = verify(_export(api, game_id))
     assert not report.verified and report.chain_intact
     assert report.detail == "randomness_fixed names other client seeds than the seats gave"
 
@@ -122,7 +115,7 @@ def test_a_client_seed_rewritten_afterwards_is_detected(
             event["data"] = {"client_seeds": ["alpha", "gamma", *event["data"]["client_seeds"][2:]]}
 
     rewrite_game(any_settings, UUID(game_id), and_the_fixing_too)
-    lines = _export(client, game_id)
+    lines = _export(api, game_id)
     report = verify(lines)
     shuffled = next(x["version"] for x in lines if x.get("type") == "deck_shuffled")
     assert not report.verified and report.chain_intact and report.seed_matches_commitment
@@ -151,16 +144,16 @@ def test_a_server_seed_chosen_after_the_commitment_is_detected(any_settings: Set
 
 
 @pytest.mark.parametrize("seed", ["", "with space", "x" * 65, "é"])
-def test_a_bad_client_seed_is_refused(client: Api, seed: str) -> None:
-    ada = client.player("ada")
+def test_a_bad_client_seed_is_refused(api: Api, seed: str) -> None:
+    ada = api.player("ada")
     body = {"game": "secret-duel", "seats": 2, "seat": 0, "client_seed": seed}
-    answer = client.client.post("/v1/games", json=body, headers=client.auth(ada))
+    answer = api.client.post("/v1/games", json=body, headers=api.auth(ada))
     assert answer.status_code == 400, answer.text
     assert answer.headers["content-type"].startswith("application/problem+json")
 
 
 def test_a_game_from_before_client_seeds_still_plays_and_verifies(
-    client: Api, monkeypatch: pytest.MonkeyPatch
+    api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Games created before `/2` (no `randomness` in game_created) keep the server's seed
     alone, export `/1`, verify, and refuse a client seed."""
@@ -174,17 +167,17 @@ def test_a_game_from_before_client_seeds_still_plays_and_verifies(
         return made(*args, **kwargs)
 
     monkeypatch.setattr(games, "recorded", as_before)
-    ada, bob = client.player("ada"), client.player("bob")
-    game = client.create(ada, "secret-duel", 3, {2: "random"}, seat=0)
+    ada, bob = api.player("ada"), api.player("bob")
+    game = api.create(ada, "secret-duel", 3, {2: "random"}, seat=0)
     monkeypatch.undo()
-    refused = client.client.post(
-        f"/v1/games/{game['id']}/join", json={"client_seed": "late"}, headers=client.auth(bob)
+    refused = api.client.post(
+        f"/v1/games/{game['id']}/join", json={"client_seed": "late"}, headers=api.auth(bob)
     )
     assert refused.status_code == 422 and refused.json()["code"] == "client_seed_unsupported"
-    joined = client.client.post(f"/v1/games/{game['id']}/join", headers=client.auth(bob))
+    joined = api.client.post(f"/v1/games/{game['id']}/join", headers=api.auth(bob))
     assert joined.status_code == 200, joined.text
-    client.play_out(game["id"], {0: ada, 1: bob}, random.Random(4))
-    lines = _export(client, game["id"])
+    api.play_out(game["id"], {0: ada, 1: bob}, random.Random(4))
+    lines = _export(api, game["id"])
     assert lines[0]["format"] == "tabletop-game/1"
     assert "randomness_fixed" not in [x.get("type") for x in lines]
     report = verify(lines)

@@ -4,10 +4,8 @@ rotated; an export's footer signs its header and final hash, and any changed byt
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from litestar.testing import TestClient
 
 from api.main import build
@@ -16,12 +14,6 @@ from service.settings import Settings
 from service.signing import Signer, parse_keys, signature_valid
 from service.store import open_store
 from tests.support.api import Api
-
-
-@pytest.fixture
-def client(any_settings: Settings) -> Iterator[Api]:
-    with TestClient(build(any_settings)) as c:
-        yield Api(c)
 
 
 def _bots_game(api: Api) -> str:
@@ -38,9 +30,9 @@ def _export(api: Api, game_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def test_an_export_is_signed_and_one_changed_byte_fails(client: Api) -> None:
-    keys = parse_keys(client.client.get("/v1/keys").text)
-    lines = _export(client, _bots_game(client))
+def test_an_export_is_signed_and_one_changed_byte_fails(api: Api) -> None:
+    keys = parse_keys(api.client.get("/v1/keys").text)
+    lines = _export(api, _bots_game(api))
     seal = check_export(lines, "game", keys, None)
     assert seal.ok and seal.signature == "valid" and seal.key_id in keys
     signature = lines[-1]["signature"]["signature"]
@@ -106,18 +98,18 @@ def test_the_key_is_kept_in_the_store_and_rotates(any_settings: Settings) -> Non
     assert any("not among the keys given" in d for d in seal.detail)
 
 
-def test_a_rematch_offered_after_the_end_keeps_the_proof(client: Api) -> None:
+def test_a_rematch_offered_after_the_end_keeps_the_proof(api: Api) -> None:
     """Events chained after the end (a rematch's offer) are signed; the log vouches for
     the game up to its end."""
     import random
 
-    keys = parse_keys(client.client.get("/v1/keys").text)
-    ada = client.player("ada")
-    game = client.create(ada, "secret-duel", 2, {1: "random"}, seat=0, client_seed="a")
-    client.play_out(game["id"], {0: ada}, random.Random(1))
-    offered = client.client.post(f"/v1/games/{game['id']}/rematch", headers=client.auth(ada))
+    keys = parse_keys(api.client.get("/v1/keys").text)
+    ada = api.player("ada")
+    game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0, client_seed="a")
+    api.play_out(game["id"], {0: ada}, random.Random(1))
+    offered = api.client.post(f"/v1/games/{game['id']}/rematch", headers=api.auth(ada))
     assert offered.status_code == 200, offered.text
-    lines = _export(client, game["id"])
+    lines = _export(api, game["id"])
     assert lines[-2]["type"] == "rematch_offered"
     seal = check_export(lines, "game", keys, None)
     assert seal.ok and seal.inclusion == "valid", seal
