@@ -47,7 +47,7 @@ import threading
 import time
 import urllib.parse
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -92,21 +92,22 @@ UNLIMITED = {
 }
 
 
-def _schema() -> str:
+@contextlib.contextmanager
+def _scratch() -> Iterator[str]:
+    """A schema of its own for one measurement, dropped after it."""
     name = f"bench_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(PG, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{name}"')
-    return name
-
-
-def _drop(name: str) -> None:
-    for attempt in range(10):  # a stopped server's projection process may still hold a lock
-        try:
-            with psycopg.connect(PG, autocommit=True) as conn:
-                conn.execute(f'DROP SCHEMA "{name}" CASCADE')
-            return
-        except psycopg.errors.DeadlockDetected:
-            time.sleep(1 + attempt)
+    try:
+        yield name
+    finally:
+        for attempt in range(10):  # a stopped server's projection process may hold a lock
+            try:
+                with psycopg.connect(PG, autocommit=True) as conn:
+                    conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+                break
+            except psycopg.errors.DeadlockDetected:
+                time.sleep(1 + attempt)
 
 
 def _url(schema: str, processes: int = 1) -> str:
@@ -253,16 +254,13 @@ def fold_section() -> None:
         "events/s | full / library | snapshots / library | full / before |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    schema = _schema()
-    try:
+    with _scratch() as schema:
         settings = Settings(database_url=_url(schema))
         env = settings.eventsourcing_env()
         env.pop("APPLICATION_RECORDER_TOPIC")
         for line in fold_rates("Postgres", settings, env):
             print(line, flush=True)
         print(storage(schema, "after the fold games alone (bots)"), flush=True)
-    finally:
-        _drop(schema)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(sqlite_path=f"{tmp}/bench.sqlite")
         env = Settings(sqlite_path=f"{tmp}/baseline.sqlite").eventsourcing_env()
@@ -274,9 +272,7 @@ def fold_section() -> None:
 
 
 def replay_section() -> None:
-    schema = _schema()
-    env = {**os.environ, **UNLIMITED, "DATABASE_URL": _url(schema)}
-    try:
+    with _scratch() as schema:
         store = open_store(Settings(database_url=_url(schema)))
         which = ("1", "middle", "last")
         sets = {w: _bot_games(store, REPLAY_GAMES) for w in which}
@@ -290,8 +286,7 @@ def replay_section() -> None:
             "| snapshots | version | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|"
         )
         for when in ("none yet (the game's first load ever)", "kept by the first loads"):
-            server, url = serve(env)
-            try:
+            with _serving(schema) as (_, url):
                 # a warm process and an open connection, as a client keeps: cold is the game
                 client = Http(url)
                 client.call("GET", f"/v1/games/{warm}/replay?version=1")
@@ -309,11 +304,6 @@ def replay_section() -> None:
                         f"| {max(took) * 1000:.2f} |",
                         flush=True,
                     )
-            finally:
-                server.terminate()
-                server.wait(10)
-    finally:
-        _drop(schema)
 
 
 # ---- 3. API moves --------------------------------------------------------------------------
@@ -372,14 +362,21 @@ def psycopg_rate(schema: str, clients: int = 4) -> float:
     return len(stamps) / (max(stamps, default=started + SECONDS) - started)
 
 
-def _serve(schema: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
+@contextlib.contextmanager
+def _serving(schema: str, workers: int = 1) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`tabletop serve` on `schema` (limits off, the tests' game registered), stopped after."""
     env = {
         **os.environ,
         **UNLIMITED,
         "DATABASE_URL": _url(schema, workers),
         "TABLETOP_PLUGINS": "tests.secret_duel",
     }
-    return serve(env, workers=workers, timeout=120)
+    server, url = serve(env, workers=workers, timeout=120)
+    try:
+        yield server, url
+    finally:
+        server.terminate()
+        server.wait(20)
 
 
 class Http:
@@ -568,21 +565,16 @@ class CpuSplit:
 
 
 def api_section() -> None:
-    schema = _schema()
-    try:
+    with _scratch() as schema:
         rows: list[tuple[int, str, int, list[float], float, str]] = []
         for workers in WORKERS:
-            server, url = _serve(schema, workers)
-            try:
+            with _serving(schema, workers) as (server, url):
                 for name in GAME_BODIES:
                     for level in LEVELS:
                         with CpuSplit(server) as cpu:
                             latencies, rate = api_moves(url, name, level)
                         rows.append((workers, name, level, latencies, rate, cpu.cells))
                         settled(url)
-            finally:
-                server.terminate()
-                server.wait(20)
         # the bases, on the same Postgres, the server stopped
         library = {level: raw_rate(schema, level) for level in LEVELS}
         ours = {level: raw_rate(schema, level, recorder=RECORDER_TOPIC) for level in LEVELS}
@@ -614,8 +606,6 @@ def api_section() -> None:
         for level in LEVELS:
             print(f"| {level} | {library[level]:.0f} | {ours[level]:.0f} |")
         print(storage(schema, "after the API runs (people's moves and bots' none)"), flush=True)
-    finally:
-        _drop(schema)
 
 
 # ---- 4. storage ----------------------------------------------------------------------------
@@ -640,8 +630,7 @@ def storage(schema: str, when: str) -> str:
 
 
 def memory_section() -> None:
-    schema = _schema()
-    try:
+    with _scratch() as schema:
         store = open_store(Settings(database_url=_url(schema)))
         service = GameService(store)
         players = Players(store)
@@ -661,8 +650,7 @@ def memory_section() -> None:
         print("\n## Memory\n\n| cached game | events | deep size, KiB |\n|---|---|---|")
         for what, fold in rows:
             print(f"| {what} | {fold.version} | {deep_size(fold, (fold.game,)) / 1024:.1f} |")
-        server, url = _serve(schema, 1)
-        try:
+        with _serving(schema) as (server, url):
             process = psutil.Process(server.pid)
             before = process.memory_info().rss
             took = _active_games(url, ACTIVE_GAMES)
@@ -675,11 +663,6 @@ def memory_section() -> None:
                 f"{took:.0f} s; the cache's bound: TABLETOP_CACHE_MB, 256 by default).",
                 flush=True,
             )
-        finally:
-            server.terminate()
-            server.wait(20)
-    finally:
-        _drop(schema)
 
 
 def _active_games(url: str, count: int, clients: int = 8) -> float:
@@ -708,39 +691,31 @@ def _active_games(url: str, count: int, clients: int = 8) -> float:
 
 
 def fanout_section() -> None:
-    schema = _schema()
-    try:
-        server, url = _serve(schema, 1)
+    with _scratch() as schema, _serving(schema) as (_, url):
+        seats = [Http(url) for _ in range(4)]  # a Puerto Rico game: hundreds of moves
+        for seat in seats:
+            seat.key = seat.call("POST", "/v1/players", {"name": "fan"})[1]["api_key"]
+        body = {"game": "puerto-rico", "seats": 4, "seat": 0}
+        game = seats[0].call("POST", "/v1/games", body)[1]["id"]
+        for s in range(1, 4):
+            joined = seats[s].call("POST", f"/v1/games/{game}/join", {"seat": s})[1]
+        state = {"version": joined["version"], "awaiting": joined["awaiting"]}
+        alone = _timed_moves(seats, game, state, 120)
+        watchers = _spectators(url, game, SPECTATORS)
+        for seat in seats:
+            seat.connect()
         try:
-            seats = [Http(url) for _ in range(4)]  # a Puerto Rico game: hundreds of moves
-            for seat in seats:
-                seat.key = seat.call("POST", "/v1/players", {"name": "fan"})[1]["api_key"]
-            body = {"game": "puerto-rico", "seats": 4, "seat": 0}
-            game = seats[0].call("POST", "/v1/games", body)[1]["id"]
-            for s in range(1, 4):
-                joined = seats[s].call("POST", f"/v1/games/{game}/join", {"seat": s})[1]
-            state = {"version": joined["version"], "awaiting": joined["awaiting"]}
-            alone = _timed_moves(seats, game, state, 120)
-            watchers = _spectators(url, game, SPECTATORS)
-            for seat in seats:
-                seat.connect()
-            try:
-                watched = _timed_moves(seats, game, state, 120)
-            finally:
-                watchers.set()
-            print(
-                f"\n## Live fan-out (one Puerto Rico game, {SPECTATORS} SSE spectators)\n\n"
-                "| spectators | moves | POST p50 ms | POST p99 ms |\n|---|---|---|---|\n"
-                f"| 0 | {len(alone)} | {_pct(alone, 0.5):.2f} | {_pct(alone, 0.99):.2f} |\n"
-                f"| {SPECTATORS} | {len(watched)} | {_pct(watched, 0.5):.2f} "
-                f"| {_pct(watched, 0.99):.2f} |",
-                flush=True,
-            )
+            watched = _timed_moves(seats, game, state, 120)
         finally:
-            server.terminate()
-            server.wait(20)
-    finally:
-        _drop(schema)
+            watchers.set()
+        print(
+            f"\n## Live fan-out (one Puerto Rico game, {SPECTATORS} SSE spectators)\n\n"
+            "| spectators | moves | POST p50 ms | POST p99 ms |\n|---|---|---|---|\n"
+            f"| 0 | {len(alone)} | {_pct(alone, 0.5):.2f} | {_pct(alone, 0.99):.2f} |\n"
+            f"| {SPECTATORS} | {len(watched)} | {_pct(watched, 0.5):.2f} "
+            f"| {_pct(watched, 0.99):.2f} |",
+            flush=True,
+        )
 
 
 def _timed_moves(seats: list[Http], game: str, state: dict[str, Any], moves: int) -> list[float]:

@@ -45,28 +45,20 @@ def main() -> None:
     game = sys.argv[1] if len(sys.argv) > 1 else "puerto-rico"
     games = int(sys.argv[2]) if len(sys.argv) > 2 else 64
     bench.SECONDS = SECONDS + 2
-    schema = bench._schema()
-    try:
-        server, url = bench._serve(schema, 1)
-        with tempfile.TemporaryDirectory() as tmp:
-            raw = Path(tmp) / "server.raw"
+    with bench._scratch() as schema, tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "server.raw"
+        with bench._serving(schema) as (server, url):
             spy = [sys.prefix + "/bin/py-spy", "record", "--pid", str(server.pid)]
             spy += ["--subprocesses", "--duration", str(SECONDS), "--rate", "200"]
             spy += ["--format", "raw", "--output", str(raw), "--nonblocking"]
-            try:
-                sampler = subprocess.Popen(spy, stdout=subprocess.DEVNULL)
-                latencies, rate = bench.api_moves(url, game, games)
-                sampler.wait()
-            finally:
-                server.terminate()
-                server.wait(20)
-            print(
-                f"{game}, {games} games at once, one worker: {rate:.0f} moves/s, POST p50 "
-                f"{bench._pct(latencies, 0.5):.1f} ms, p99 {bench._pct(latencies, 0.99):.1f} ms"
-            )
-            print("\n".join(profile(raw)))
-    finally:
-        bench._drop(schema)
+            sampler = subprocess.Popen(spy, stdout=subprocess.DEVNULL)
+            latencies, rate = bench.api_moves(url, game, games)
+            sampler.wait()
+        print(
+            f"{game}, {games} games at once, one worker: {rate:.0f} moves/s, POST p50 "
+            f"{bench._pct(latencies, 0.5):.1f} ms, p99 {bench._pct(latencies, 0.99):.1f} ms"
+        )
+        print("\n".join(profile(raw)))
 
 
 if __name__ == "__main__":

@@ -95,9 +95,7 @@ def test_a_client_seed_changes_the_outcome(api: Api) -> None:
     assert len(decks) == 4
 
 
-def test_a_client_seed_rewritten_afterwards_is_detected(
-    api: Api, any_settings: Settings
-) -> None:
+def test_a_client_seed_rewritten_afterwards_is_detected(api: Api, any_settings: Settings) -> None:
     game_id, seated = _seated_game(api, ("alpha", "beta"))
     api.play_out(game_id, seated, random.Random(2))
 
