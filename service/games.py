@@ -760,7 +760,7 @@ class GameService:
     def _answer_again(self, fold: Fold, again: _Again) -> MoveAnswer:
         """A retried request's first answer: the game as it was right after it."""
         batch = again.batch
-        then = fold if batch.last == fold.version else self.replay(fold, batch.last)
+        then = self.replay(fold, batch.last)
         events = self.visible_events(
             fold, again.seat, batch.first - 1, batch.last - batch.first + 1
         )
