@@ -179,8 +179,12 @@ def test_the_lobby_and_a_profile(server: LiveServer, open_page: Any) -> None:
         "document.getElementById('title').textContent === 'puerto-rico (active)'",
         timeout=5_000,
     )
+    # the title comes from the game's summary, the board from the event stream, which may
+    # deliver the join and the start's events in separate chunks: wait for the board too
+    page.wait_for_function(
+        "!document.getElementById('board').innerHTML.includes('not started')", timeout=10_000
+    )
     p.wait_board()
-    assert "not started" not in p.board()
     assert "Status" in p.board()
     page.click(f'#info a[href="/players/{alice["id"]}"]')
     page.wait_for_selector("table.records")
