@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -61,6 +61,7 @@ class Evaluation(NamedTuple):
     estimate: Callable[[Any], list[float]]
     horizon: int
     settled: Callable[[list[Any]], bool] | None = None
+    candidates: Callable[[Any, int, Sequence[Any]], list[Any]] | None = None
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
@@ -210,6 +211,8 @@ def _playout(
     """One playout in a determinization: `rng` picks among untried moves, `chance` draws
     everything inside the world (the rules' dice and the bots' choices), so the playouts of
     one world share their chance outcomes whichever move they try (common random numbers)."""
+    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    candidates = None if evaluation is None else evaluation.candidates
     path: list[tuple[_Node, int]] = []
     node = root
     expanded = False
@@ -226,8 +229,11 @@ def _playout(
             else:
                 child.avail += 1
                 present.append((child, move))
-        if untried and (not present or len(node.children) < _width(node.visits)):
-            if not node.children:  # the prior's move first at the root, deeper the policy's
+        if candidates is not None and untried and len(node.children) < _width(node.visits):
+            allowed = {_key(seat, m) for m in candidates(state, seat, moves)}
+            untried = [item for item in untried if item[0] in allowed]
+        if not present or (untried and len(node.children) < _width(node.visits)):
+            if not node.children or not untried:  # at the root the prior's, deeper the policy's
                 first = prior if node is root else policy
                 chosen = first(game, SeatInfo.within(game, state, seat), chance)
                 key = _key(seat, chosen)
@@ -255,7 +261,6 @@ def _playout(
         for event in game.decide(state, seat, chosen, chance):
             state = game.evolve(state, event)
         node = child
-    evaluation: Evaluation | None = getattr(game, "evaluation", None)
     truncated = budget.horizon is not None and evaluation is not None
     moves_left = budget.horizon if truncated and budget.horizon is not None else MAX_ROLLOUT_MOVES
     while game.result(state) is None and moves_left > 0:

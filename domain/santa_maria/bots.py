@@ -1,15 +1,19 @@
 """Bots for Santa Maria: `greedy` (one-ply lookahead on a hand-tuned value); `tabletop duel
 --game santa-maria` measures it against random bots. It plans on `info.sample`, where the
-hidden stack orders (the dock refills) are re-shuffled, never on the true state."""
+hidden stack orders (the dock refills) are re-shuffled, never on the true state. The `mcts`
+search scores the positions it stops at with `estimate.py`, a model fitted to greedy's games,
+and tries greedy's candidate moves only."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from domain.contract import SeatInfo
 from domain.santa_maria import commands as cmd
 from domain.santa_maria import data
+from domain.santa_maria.estimate import estimate
 from domain.santa_maria.evolve import evolve
 from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers
 from domain.santa_maria.scoring import breakdown
@@ -17,6 +21,7 @@ from domain.santa_maria.state import SantaMariaState, clone
 from domain.search import Evaluation
 
 RESOURCE_VALUE = {"wood": 0.85, "grain": 0.8, "sugar": 1.4, "gem": 1.4, "gold": 1.6}
+FREE_ACTIONS = (cmd.Sell, cmd.Buy, cmd.Alchemy)
 
 
 def value(s: SantaMariaState, seat: int) -> float:
@@ -117,7 +122,7 @@ def _greedy(
     sim_rng = random.Random(rng.random())
     for c in candidates:
         v = _settle(_apply(state, seat, c, sim_rng), seat, sim_rng, depth)
-        if isinstance(c, (cmd.Sell, cmd.Buy, cmd.Alchemy)):
+        if isinstance(c, FREE_ACTIONS):
             v -= 0.05  # free actions only for a real gain (no cycles)
             if v <= base:
                 continue
@@ -127,9 +132,13 @@ def _greedy(
     return best if best is not None else rng.choice(legal)
 
 
-def evaluate(s: SantaMariaState) -> list[float]:
-    """Each seat's `value`: the search's estimate of a position it stops short of the end."""
-    return [value(s, seat) for seat in range(len(s.players))]
+def candidates(s: SantaMariaState, seat: int, legal: Sequence[Any]) -> list[Any]:
+    """The moves the search tries besides its policy's: `greedy`'s candidates without the
+    free actions, whose worth is in the main action they prepare (searched on their own, a
+    sale wins on noise alone)."""
+    expands = [c for c in legal if isinstance(c, cmd.Expand)]
+    others = [c for c in legal if not isinstance(c, (cmd.Expand, *FREE_ACTIONS))]
+    return others + _expand_candidates(s, seat, expands)
 
 
-EVALUATION = Evaluation(evaluate, horizon=4)
+EVALUATION = Evaluation(estimate, horizon=4, candidates=candidates)

@@ -1,0 +1,85 @@
+"""The search's estimate of a Santa Maria seat's final score: a linear model of features of
+the seat's position, one set of weights per stage of the game (year, retired or not), fitted
+by least squares to greedy self-play (`python -m tests.fit_santa_maria` prints the table in
+`estimate_weights.py`). A fitted model prices what the hand-tuned `value` leaves out, such as
+a port tile's income at every retire still to come."""
+
+from __future__ import annotations
+
+from domain.santa_maria import data
+from domain.santa_maria.estimate_weights import WEIGHTS
+from domain.santa_maria.rules import NON_BUILDINGS, conquistador_ranking
+from domain.santa_maria.scoring import breakdown
+from domain.santa_maria.state import PlayerState, SantaMariaState
+
+FEATURES = (
+    "bias",
+    "score",
+    "coins",
+    "wood_grain",
+    "sugar_gem",
+    "gold",
+    "buildings",
+    "blue_dice",
+    "religion",
+    "conquistador",
+    "year_end_points",
+    "dock_coins",
+    "dock_religion",
+    "dock_conquistador",
+    "dock_points",
+    "monks_placed",
+    "empty_cells",
+    "main_actions",
+)
+
+
+def stage(s: SantaMariaState, p: PlayerState) -> str:
+    """The weights' key: the year and whether the seat has retired in it."""
+    return f"{max(1, s.year)}{'r' if p.retired else 'a'}"
+
+
+def features(s: SantaMariaState, seat: int, year_end: list[int]) -> list[float]:
+    p = s.players[seat]
+    res = p.res
+    return [
+        1.0,
+        float(breakdown(s, p)["total"]),
+        float(p.coins),
+        float(res["wood"] + res["grain"]),
+        float(res["sugar"] + res["gem"]),
+        float(res["gold"]),
+        float(sum(1 for c in p.cells if c not in NON_BUILDINGS)),
+        float(len(p.blue)),
+        float(p.religion),
+        float(p.conquistador),
+        float(year_end[seat]),
+        *(float(len(dock)) for dock in p.port),
+        float(data.MONKS_PER_PLAYER - p.monks_reserve),
+        float(p.cells.count(data.EMPTY)),
+        float(p.main_actions),
+    ]
+
+
+def year_end_points(s: SantaMariaState) -> list[int]:
+    """What each seat would score for the conquistador if the year ended now."""
+    n = s.seats
+    table = data.CONQUISTADOR_TABLE[n][max(1, min(data.YEARS, s.year))]
+    points = [0] * n
+    for rank, seat in enumerate(conquistador_ranking(s)):
+        if rank < n - 1 and rank < len(table) and s.players[seat].conq_acted:
+            points[seat] = table[rank]
+    return points
+
+
+
+def estimate(s: SantaMariaState) -> list[float]:
+    """Each seat's expected final score (the exact one once the game is over)."""
+    if s.phase == "over":
+        return [float(breakdown(s, p)["total"]) for p in s.players]
+    year_end = year_end_points(s)
+    table = WEIGHTS[s.seats]
+    return [
+        sum(w * f for w, f in zip(table[stage(s, p)], features(s, seat, year_end), strict=True))
+        for seat, p in enumerate(s.players)
+    ]
