@@ -199,6 +199,37 @@ def test_settled_decisions_are_left_to_the_prior() -> None:
     assert seen == {True, False}
 
 
+def test_the_tree_tries_only_the_games_candidates() -> None:
+    """`Evaluation.candidates` bounds what the tree tries besides its policy's and prior's
+    moves: with one candidate allowed, the search returns the prior's move or that one, in
+    every position (the tree would try others: it widens to five children at 32 playouts)."""
+    import copy
+
+    from domain.search import search
+
+    game: Game[Any, Any] = copy.copy(GAMES["santa-maria"])
+
+    def candidates(state: Any, seat: int, legal: Any) -> list[Any]:
+        return [legal[-1]]  # not the first: the prior below always picks that
+
+    def first(game: Any, info: SeatInfo, rng: random.Random) -> Any:
+        return info.legal[0]
+
+    game.evaluation = game.evaluation._replace(candidates=candidates)  # type: ignore[attr-defined]
+    seed = game_seeds("mcts-candidates", 1)[0]
+    budget = Budget(playouts=32, rollout="random", horizon=2)
+    searched = 0
+    for state, seat in positions(game, 3, seed, 0.2):
+        legal = game.legal_commands(state, seat)
+        if len(legal) < 3 or searched == 12:
+            continue
+        searched += 1
+        info = SeatInfo.of(game, state, seat)
+        chosen = search(game, info, random.Random(7), budget, first, first)
+        assert chosen in (legal[0], legal[-1]), describe("mcts-candidates", 0)
+    assert searched >= 5, describe("mcts-candidates", 0)
+
+
 @pytest.mark.parametrize("name", SEARCHABLE)
 def test_each_game_estimates_every_seat(name: str) -> None:
     """A game's Evaluation gives one finite estimate per seat on real positions, and its
