@@ -106,7 +106,7 @@ def fit(games: int) -> dict[int, dict[str, list[float]]]:
                 table[players][st] = [round(v, 3) for v in w]
                 print(
                     f"{players} players, stage {st}: {len(by_stage[st])} records,"
-                    f" R2 {r_squared(by_stage[st], w):.3f}"
+                    f" r-squared {r_squared(by_stage[st], w):.3f}"
                 )
     return table
 
