@@ -1,11 +1,11 @@
-"""The search's estimate of a Santa Maria seat's final score: a linear model of features of
-the seat's position, one set of weights per stage of the game (year, retired or not), fitted
-by least squares to greedy self-play (`python -m tests.fit_santa_maria` prints the table in
-`estimate_weights.py`). A fitted model prices what the hand-tuned `value` leaves out, such as
-a port tile's income at every retire still to come."""
+"""The search's estimate of a Santa Maria seat's final score (`domain/fitted.py`): features
+of the seat's position, one set of weights per stage (the year, retired or not). Fitted to
+greedy's games, it prices what the hand-tuned `value` leaves out, such as a port tile's
+income at every retire still to come."""
 
 from __future__ import annotations
 
+from domain.fitted import Record, predict
 from domain.santa_maria import data
 from domain.santa_maria.estimate_weights import WEIGHTS
 from domain.santa_maria.rules import NON_BUILDINGS, conquistador_ranking
@@ -34,13 +34,22 @@ FEATURES = (
 )
 
 
-def stage(s: SantaMariaState, p: PlayerState) -> str:
-    """The weights' key: the year and whether the seat has retired in it."""
+def records(s: SantaMariaState) -> list[Record]:
+    """Each seat's stage and features."""
+    year_end = year_end_points(s)
+    return [(_stage(s, p), _features(s, p, year_end[seat])) for seat, p in enumerate(s.players)]
+
+
+def recorded(s: SantaMariaState) -> bool:
+    """The positions a fit learns from: the play phase (the draft is over quickly)."""
+    return s.phase == "play"
+
+
+def _stage(s: SantaMariaState, p: PlayerState) -> str:
     return f"{max(1, s.year)}{'r' if p.retired else 'a'}"
 
 
-def features(s: SantaMariaState, seat: int, year_end: list[int]) -> list[float]:
-    p = s.players[seat]
+def _features(s: SantaMariaState, p: PlayerState, year_end: int) -> list[float]:
     res = p.res
     return [
         1.0,
@@ -53,7 +62,7 @@ def features(s: SantaMariaState, seat: int, year_end: list[int]) -> list[float]:
         float(len(p.blue)),
         float(p.religion),
         float(p.conquistador),
-        float(year_end[seat]),
+        float(year_end),
         *(float(len(dock)) for dock in p.port),
         float(data.MONKS_PER_PLAYER - p.monks_reserve),
         float(p.cells.count(data.EMPTY)),
@@ -72,14 +81,8 @@ def year_end_points(s: SantaMariaState) -> list[int]:
     return points
 
 
-
 def estimate(s: SantaMariaState) -> list[float]:
     """Each seat's expected final score (the exact one once the game is over)."""
     if s.phase == "over":
         return [float(breakdown(s, p)["total"]) for p in s.players]
-    year_end = year_end_points(s)
-    table = WEIGHTS[s.seats]
-    return [
-        sum(w * f for w, f in zip(table[stage(s, p)], features(s, seat, year_end), strict=True))
-        for seat, p in enumerate(s.players)
-    ]
+    return predict(WEIGHTS, records(s))

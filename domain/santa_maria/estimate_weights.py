@@ -1,5 +1,6 @@
-"""Weights of `estimate.py`, written by `python -m tests.fit_santa_maria --games 300`:
-players -> stage (year; a: active, r: retired) -> one weight per FITTED_FEATURES."""
+"""Weights of `estimate.py`, written by
+`python -m tests.fit_estimate --game santa-maria --games 300`:
+players -> stage (see estimate.py) -> one weight per FITTED_FEATURES entry."""
 
 # fmt: off
 FITTED_FEATURES = (

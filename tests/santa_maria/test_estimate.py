@@ -1,5 +1,5 @@
 """The search's estimate (domain/santa_maria/estimate.py) and the tool that fits it
-(tests/fit_santa_maria.py): the committed table matches the features, covers every stage,
+(tests/fit_estimate.py): the committed table matches the features, covers every stage,
 is exact once the game is over, and predicts final scores better than greedy's hand-tuned
 value on games it was not fitted to."""
 
@@ -15,7 +15,7 @@ from domain.santa_maria import estimate_weights
 from domain.santa_maria.bots import value
 from domain.santa_maria.estimate import FEATURES, estimate
 from domain.simulate import play
-from tests import fit_santa_maria as fit
+from tests import fit_estimate as fit
 from tests.support.sampling import describe, game_seeds
 
 GAME = GAMES["santa-maria"]
@@ -77,8 +77,9 @@ def test_the_written_table_reads_back() -> None:
         players: {stage: list(w) for stage, w in stages.items()}
         for players, stages in estimate_weights.WEIGHTS.items()
     }
+    text = fit.render(table, FEATURES, "santa-maria", 300)
     space: dict[str, Any] = {}
-    exec(fit.render(table, 300), space)  # our own generated module text
+    exec(text, space)  # our own generated module text
     assert space["WEIGHTS"] == estimate_weights.WEIGHTS
     assert space["FITTED_FEATURES"] == FEATURES
-    assert all(len(line) <= 100 for line in fit.render(table, 300).splitlines())
+    assert all(len(line) <= 100 for line in text.splitlines())

@@ -1,36 +1,55 @@
-"""Fits the weights of Santa Maria's search estimate (not a test): `greedy` plays itself on
-fixed seeds; every third decision of the play phase records each seat's features
-(`domain/santa_maria/estimate.py`), and the seat's final score is the target. Ridge least
-squares, one fit per player count and stage, writes `domain/santa_maria/estimate_weights.py`.
-The seeds are fixed, so the same commit writes the same table.
+"""Fits the weights of a game's search estimate (`domain/fitted.py`; not a test): `greedy`
+plays itself on fixed seeds; every third decision of a position the game's `estimate.py`
+records gives each seat's stage and features, and the seat's final score is the target.
+Ridge least squares, one fit per player count and stage, writes the game's
+`estimate_weights.py`. The seeds are fixed, so the same commit writes the same table.
 
-Run: `.venv/bin/python -m tests.fit_santa_maria [--games N] [--check]` (N games per player
-count, 300 by default; `--check` prints each stage's fit and writes nothing).
+Run: `.venv/bin/python -m tests.fit_estimate --game G [--games N] [--check]` (N games per
+player count, 300 by default; `--check` prints each stage's fit and writes nothing).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from domain import registry
-from domain.santa_maria.estimate import FEATURES, features, stage, year_end_points
+from domain.contract import Game
 from domain.simulate import play
 
-OUT = Path(__file__).resolve().parent.parent / "domain" / "santa_maria" / "estimate_weights.py"
+ROOT = Path(__file__).resolve().parent.parent
 EVERY = 3  # decisions between two records: neighbours say nearly the same
 RIDGE = 0.001  # per record: keeps weights of rare features (an early dock) near zero
 
-Rows = list[tuple[str, list[float], int]]  # (stage, features, final score)
+Rows = list[tuple[str, list[float], float]]  # (stage, features, final score)
 
 
-def record(players: int, index: int) -> Rows:
+def _game(name: str) -> Game[Any, Any]:
+    game = registry.get(name)
+    if game is None:
+        sys.exit(f"no game {name!r}")
+    return game
+
+
+def estimate_module(game: Game[Any, Any]) -> ModuleType:
+    """The game's `estimate.py`, beside its package's `__init__`."""
+    return importlib.import_module(f"{type(game).__module__}.estimate")
+
+
+def weights_path(game: Game[Any, Any]) -> Path:
+    return ROOT / Path(*type(game).__module__.split(".")) / "estimate_weights.py"
+
+
+def record(name: str, players: int, index: int) -> Rows:
     """One self-play game's records."""
-    game = registry.get("santa-maria")
-    assert game is not None
+    game = _game(name)
+    estimate = estimate_module(game)
     greedy = game.bots["greedy"]
     taken: list[tuple[str, list[float], int]] = []
     decisions = 0
@@ -38,16 +57,14 @@ def record(players: int, index: int) -> Rows:
     def hook(state: Any, seat: int, command: Any) -> None:
         nonlocal decisions
         decisions += 1
-        if decisions % EVERY or state.phase != "play":
-            return
-        year_end = year_end_points(state)
-        for s, p in enumerate(state.players):
-            taken.append((stage(state, p), features(state, s, year_end), s))
+        if decisions % EVERY == 0 and estimate.recorded(state):
+            for s, (stage, features) in enumerate(estimate.records(state)):
+                taken.append((stage, features, s))
 
     seed = hashlib.sha256(f"fit/{players}/{index}".encode()).digest()
     result = play(game, game.options_type(), [greedy] * players, seed, on_decision=hook).result
     assert result is not None
-    return [(st, f, result.scores[s]) for st, f, s in taken]
+    return [(stage, x, float(result.scores[s])) for stage, x, s in taken]
 
 
 def solve(rows: list[tuple[list[float], float]], ridge: float) -> list[float]:
@@ -92,34 +109,39 @@ def r_squared(rows: list[tuple[list[float], float]], w: list[float]) -> float:
     return 1 - residual / total if total else 1.0
 
 
-def fit(games: int) -> dict[int, dict[str, list[float]]]:
+def fit(name: str, games: int) -> dict[int, dict[str, list[float]]]:
+    game = _game(name)
     table: dict[int, dict[str, list[float]]] = {}
+    counts = range(game.min_players, game.max_players + 1)
     with ProcessPoolExecutor() as pool:
-        for players in (2, 3, 4):
+        for players in counts:
             by_stage: dict[str, list[tuple[list[float], float]]] = {}
-            for rows in pool.map(record, [players] * games, range(games), chunksize=8):
-                for st, x, y in rows:
-                    by_stage.setdefault(st, []).append((x, float(y)))
+            jobs = pool.map(record, [name] * games, [players] * games, range(games), chunksize=8)
+            for rows in jobs:
+                for stage, x, y in rows:
+                    by_stage.setdefault(stage, []).append((x, y))
             table[players] = {}
-            for st in sorted(by_stage):
-                w = solve(by_stage[st], RIDGE)
-                table[players][st] = [round(v, 3) for v in w]
+            for stage in sorted(by_stage):
+                w = solve(by_stage[stage], RIDGE)
+                table[players][stage] = [round(v, 3) for v in w]
                 print(
-                    f"{players} players, stage {st}: {len(by_stage[st])} records,"
-                    f" r-squared {r_squared(by_stage[st], w):.3f}"
+                    f"{players} players, stage {stage}: {len(by_stage[stage])} records,"
+                    f" r-squared {r_squared(by_stage[stage], w):.3f}"
                 )
     return table
 
 
-def render(table: dict[int, dict[str, list[float]]], games: int) -> str:
+def render(
+    table: dict[int, dict[str, list[float]]], features: tuple[str, ...], name: str, games: int
+) -> str:
     lines = [
-        '"""Weights of `estimate.py`, written by `python -m tests.fit_santa_maria'
-        f' --games {games}`:',
-        'players -> stage (year; a: active, r: retired) -> one weight per FITTED_FEATURES."""',
+        '"""Weights of `estimate.py`, written by',
+        f'`python -m tests.fit_estimate --game {name} --games {games}`:',
+        'players -> stage (see estimate.py) -> one weight per FITTED_FEATURES entry."""',
         "",
         "# fmt: off",
         "FITTED_FEATURES = (",
-        *_wrapped([f'"{name}"' for name in FEATURES], "    "),
+        *_wrapped([f'"{feature}"' for feature in features], "    "),
         ")",
         "WEIGHTS: dict[int, dict[str, tuple[float, ...]]] = {",
     ]
@@ -143,13 +165,16 @@ def _wrapped(items: list[str], indent: str, width: int = 96) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", required=True)
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    table = fit(args.games)
+    game = _game(args.game)
+    table = fit(args.game, args.games)
     if not args.check:
-        OUT.write_text(render(table, args.games))
-        print(f"wrote {OUT}")
+        out = weights_path(game)
+        out.write_text(render(table, estimate_module(game).FEATURES, args.game, args.games))
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":
