@@ -54,6 +54,12 @@ def bot_names(game: Game[Any, Any]) -> list[str]:
     return ["random", *sorted(game.bots), *([MCTS] if searchable(game) else [])]
 
 
+def _default_playouts(evaluation: Evaluation | None) -> int:
+    if evaluation is None or evaluation.playouts is None:
+        return DEFAULT_PLAYOUTS
+    return evaluation.playouts
+
+
 def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
     """The budget of an `mcts[:key=value,...]` spec, checked against the server maximum."""
     _, _, params = spec.partition(":")
@@ -86,7 +92,7 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
     if "ms" in values and "playouts" not in values:
         values["playouts"] = MAX_PLAYOUTS  # the clock decides
     budget = Budget(
-        playouts=values.get("playouts", DEFAULT_PLAYOUTS),
+        playouts=values.get("playouts", _default_playouts(evaluation)),
         ms=values.get("ms"),
         rollout=values.get("rollout", "greedy" if "greedy" in game.bots else "random"),
         horizon=values.get("horizon", None if evaluation is None else evaluation.horizon),

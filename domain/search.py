@@ -56,12 +56,15 @@ class Evaluation(NamedTuple):
     each seat's expected final score, and the `horizon` its `mcts` bot uses by default (the
     moves a rollout plays before the estimate). `settled(legal)` tells the decisions whose
     worth shows only beyond any affordable horizon (a draft whose cards act a whole turn
-    later): there the prior's choice stands, unsearched."""
+    later): there the prior's choice stands, unsearched. `candidates(state, seat, legal)`
+    bounds the moves the tree tries besides its policy's (None: all). `playouts` is the
+    game's default budget where the bots' default is too small to beat greedy."""
 
     estimate: Callable[[Any], list[float]]
     horizon: int
     settled: Callable[[list[Any]], bool] | None = None
     candidates: Callable[[Any, int, Sequence[Any]], list[Any]] | None = None
+    playouts: int | None = None
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):

@@ -98,4 +98,4 @@ def evaluate(s: State) -> list[float]:
     return [value(s, seat) for seat in range(s.n)]
 
 
-EVALUATION = Evaluation(evaluate, horizon=8)
+EVALUATION = Evaluation(evaluate, horizon=8, playouts=64)  # vs greedy: 16 win 33%, 64 51%
