@@ -73,7 +73,7 @@ def test_bot_specs_and_budgets() -> None:
     assert parse_budget(game, "mcts:h=0").horizon == 0
     assert parse_budget(game, "mcts:horizon=12,p=3") == Budget(playouts=3, horizon=12)
     assert parse_budget(game, "mcts:h=end").horizon is None
-    # a game may ask for more playouts by default; a spec's own count still rules
+    # a game may ask for more playouts by default; an explicit count comes first
     puerto_rico: Game[Any, Any] = GAMES["puerto-rico"]
     assert parse_budget(puerto_rico, "mcts").playouts == 64 > B.DEFAULT_PLAYOUTS
     assert parse_budget(puerto_rico, "mcts:p=16").playouts == 16
