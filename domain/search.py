@@ -27,6 +27,8 @@ them where they tell most:
   look best one step ahead (by the estimated margin); deeper, the rollout policy's move first.
   So the greedy move stands unless an alternative earns more visits: the search verifies
   greedy's best candidates with the other seats' answers instead of wandering among them all.
+  A game may bound the moves tried (`Evaluation.candidates`): Santa Maria's free actions,
+  whose worth lies in the main action they prepare, win on noise alone when tried alone.
 
 A search is deterministic for a given `rng` and a playout budget. A time budget (`ms`) stops
 on the clock, so it is not reproducible: the recorded command, not the bot, is what replays
