@@ -234,10 +234,11 @@ def _playout(
             else:
                 child.avail += 1
                 present.append((child, move))
-        if candidates is not None and untried and len(node.children) < _width(node.visits):
+        widen = len(node.children) < _width(node.visits)
+        if candidates is not None and untried and widen:
             allowed = {_key(seat, m) for m in candidates(state, seat, moves)}
             untried = [item for item in untried if item[0] in allowed]
-        if not present or (untried and len(node.children) < _width(node.visits)):
+        if not present or (untried and widen):
             if not node.children or not untried:  # at the root the prior's, deeper the policy's
                 first = prior if node is root else policy
                 chosen = first(game, SeatInfo.within(game, state, seat), chance)

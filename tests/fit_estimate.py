@@ -136,7 +136,7 @@ def render(
 ) -> str:
     lines = [
         '"""Weights of `estimate.py`, written by',
-        f'`python -m tests.fit_estimate --game {name} --games {games}`:',
+        f"`python -m tests.fit_estimate --game {name} --games {games}`:",
         'players -> stage (see estimate.py) -> one weight per FITTED_FEATURES entry."""',
         "",
         "# fmt: off",

@@ -67,7 +67,7 @@ def _settle(s: SantaMariaState, seat: int, rng: random.Random, depth: int = 3) -
 
 
 def _expand_candidates(
-    s: SantaMariaState, seat: int, expands: list[cmd.Expand], per_tile: int = 2
+    s: SantaMariaState, seat: int, expands: list[cmd.Expand], per_tile: int
 ) -> list[Any]:
     """Keep, per tile, the few placements whose squares sit in the busiest lines."""
     built = [c not in NON_BUILDINGS for c in s.players[seat].cells]
@@ -82,6 +82,13 @@ def _expand_candidates(
         options.sort(key=lambda t: (t[0], t[1]), reverse=True)
         out.extend(c for _, _, c in options[:per_tile])
     return out
+
+
+def _shortlist(s: SantaMariaState, seat: int, legal: Sequence[Any], per_tile: int) -> list[Any]:
+    """`greedy`'s candidates: every move but the placements, then the best placements."""
+    expands = [c for c in legal if isinstance(c, cmd.Expand)]
+    others = [c for c in legal if not isinstance(c, cmd.Expand)]
+    return others + _expand_candidates(s, seat, expands, per_tile)
 
 
 ROLLOUT_SAMPLE = 8  # candidates the rollout policy tries at most
@@ -112,9 +119,7 @@ def _greedy(
     state = info.sample(rng)  # the ship and expansion stacks re-shuffled: no peeking
     if isinstance(legal[0], cmd.ChooseColony):
         return rng.choice(legal)
-    expands = [c for c in legal if isinstance(c, cmd.Expand)]
-    others = [c for c in legal if not isinstance(c, cmd.Expand)]
-    candidates = others + _expand_candidates(state, seat, expands, per_tile)
+    candidates = _shortlist(state, seat, legal, per_tile)
     if sample is not None and len(candidates) > sample:
         candidates = rng.sample(candidates, sample)
     base = _settle(state, seat, rng, 0)
@@ -136,9 +141,7 @@ def candidates(s: SantaMariaState, seat: int, legal: Sequence[Any]) -> list[Any]
     """The moves the search tries besides its policy's: `greedy`'s candidates without the
     free actions, whose worth is in the main action they prepare (searched on their own, a
     sale wins on noise alone)."""
-    expands = [c for c in legal if isinstance(c, cmd.Expand)]
-    others = [c for c in legal if not isinstance(c, (cmd.Expand, *FREE_ACTIONS))]
-    return others + _expand_candidates(s, seat, expands)
+    return [c for c in _shortlist(s, seat, legal, 2) if not isinstance(c, FREE_ACTIONS)]
 
 
 EVALUATION = Evaluation(estimate, horizon=4, candidates=candidates)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from domain.fitted import Record, predict
 from domain.santa_maria import data
 from domain.santa_maria.estimate_weights import WEIGHTS
-from domain.santa_maria.rules import NON_BUILDINGS, conquistador_ranking
+from domain.santa_maria.rules import NON_BUILDINGS, conquistador_points, conquistador_ranking
 from domain.santa_maria.scoring import breakdown
 from domain.santa_maria.state import PlayerState, SantaMariaState
 
@@ -72,13 +72,8 @@ def _features(s: SantaMariaState, p: PlayerState, year_end: int) -> list[float]:
 
 def year_end_points(s: SantaMariaState) -> list[int]:
     """What each seat would score for the conquistador if the year ended now."""
-    n = s.seats
-    table = data.CONQUISTADOR_TABLE[n][max(1, min(data.YEARS, s.year))]
-    points = [0] * n
-    for rank, seat in enumerate(conquistador_ranking(s)):
-        if rank < n - 1 and rank < len(table) and s.players[seat].conq_acted:
-            points[seat] = table[rank]
-    return points
+    year = max(1, min(data.YEARS, s.year))  # the draft counts as year 1
+    return conquistador_points(s, conquistador_ranking(s), year)
 
 
 def estimate(s: SantaMariaState) -> list[float]:

@@ -837,16 +837,23 @@ def _end_turn(s: SantaMariaState, seat: int, c: cmd.EndTurn, rng: random.Random)
     return sim
 
 
-def _end_year(sim: Sim) -> None:
-    s = sim.s
+def conquistador_points(s: SantaMariaState, order: list[int], year: int) -> list[int]:
+    """Each seat's year-end conquistador points for the ranking `order` in `year`."""
     n = s.seats
-    order = conquistador_ranking(s)
-    table = data.CONQUISTADOR_TABLE[n][s.year]
+    table = data.CONQUISTADOR_TABLE[n][year]
     points = [0] * n
     for rank, seat in enumerate(order):
         # The last rank and non-actors score 0; nobody moves up (R5, R6).
         if rank < n - 1 and rank < len(table) and s.players[seat].conq_acted:
             points[seat] = table[rank]
+    return points
+
+
+def _end_year(sim: Sim) -> None:
+    s = sim.s
+    n = s.seats
+    order = conquistador_ranking(s)
+    points = conquistador_points(s, order, s.year)
     sim.emit(ev.ConquistadorScored(year=s.year, order=order, points=points))
     if s.year >= data.YEARS:
         from domain.santa_maria.scoring import final_scores
