@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import suppress
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -47,21 +48,26 @@ from api.tournaments import ROUTES as tournament_routes
 from api.trust import ROUTES as trust_routes
 from api.viewer import VIEWER
 from projections.runner import GamesRunner, view_for
-from projections.wakeup import ring
 from service.audit import export_lines, stored_lines, verify
+from service.bot_runner import BotRunner, swept
 from service.chain import now_text
 from service.clocks import micros, stamp
+from service.current import Current
 from service.errors import Conflict, Forbidden, Unauthorized, Unprocessable
 from service.fold import ENDINGS, Fold
-from service.games import GameService, game_types, keyed_game_id
+from service.games import Games, game_types
 from service.history import Listings
 from service.players import Player, Players
+from service.reads import GameReads
+from service.records import keyed_game_id
 from service.settings import Limits, Settings
 from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
 from service.transparency import log_of
+from service.wakeup import ring
 
 NDJSON = "application/x-ndjson"
+MAX_WAIT_S = 60  # the longest long poll (GET /v1/games/{id}?wait_for_version=)
 BEARER = [{"bearer": []}]
 OPTIONAL_BEARER = [{"bearer": []}, {}]  # a key is optional: with one, the caller's seat shows
 _encode = msgspec.json.encode
@@ -96,10 +102,12 @@ class Tabletop:
         keep_time: Settings | None = None,
         limits: Limits | None = None,
         standby: EventStoreApp | None = None,
+        run_bots: bool = True,
     ) -> None:
         self.store = store
         self.standby = standby
-        self.games = GameService(store, now, standby)
+        self.game_reads = GameReads(store, Current(store), standby)
+        self.games = Games(store, self.game_reads, now)
         self.limits = limits or Limits()
         self.register = buckets(self.limits.register)  # per client address
         self.per_key = buckets(self.limits.per_key)
@@ -113,9 +121,12 @@ class Tabletop:
         # the read models' lists, from the standby when there is one (they trail anyway)
         self.listings = self.reads
         if standby is not None:
-            self.listings = Listings(self.games.history, view_for(standby), self.reads)
+            self.listings = Listings(self.game_reads.history, view_for(standby), self.reads)
         self.live = LiveHub(store)
-        self.games.on_commit = self._committed
+        self.games.writes.listen(self._committed)
+        # Plays the bots' seats (service/bot_runner.py), unless another process does.
+        self.bots = BotRunner(self.games, swept(self.reads, self.games.now)) if run_bots else None
+        self._bots_task: asyncio.Task[None] | None = None
         self.metrics = Metrics(self)
         self.watch = StoreWatch(store)
         self._projections = projections
@@ -128,11 +139,17 @@ class Tabletop:
         self._keep_time = keep_time
         self._time_stop = threading.Event()
 
-    def _committed(self, game_id: UUID, version: int) -> None:
+    def _committed(self, game_id: UUID, version: int, fold: Fold | None) -> None:
         self.live.publish(game_id, version)
         ring()  # the runner of this process, on SQLite
 
     def start(self) -> None:
+        """(On the event loop, at start-up) the write driver runs on this loop, and the
+        bot runner, timekeeper and projection runner start."""
+        loop = asyncio.get_running_loop()
+        self.games.writes.attach(loop)
+        if self.bots is not None:
+            self._bots_task = loop.create_task(self.bots.run())
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
         if self._keep_time is not None:
@@ -143,11 +160,13 @@ class Tabletop:
             threading.Thread(target=follow, args=(self._time_stop,), daemon=True).start()
 
     async def drain(self) -> None:
-        """Let the loop writer finish its saves and close its connection (before `stop`)."""
-        if self.games.loop_writer is not None:
-            await self.games.loop_writer.close()
-        if self.games.heads is not None:
-            await self.games.heads.close()
+        """Stop the bot runner, let the loop writer finish its saves and close its
+        connections (before `stop`)."""
+        if self.bots is not None and self._bots_task is not None:
+            self.bots.stop()
+            await asyncio.gather(self._bots_task, return_exceptions=True)
+        await self.games.writes.drain()
+        await self.game_reads.close()
         await self.watch.close()
 
     def stop(self) -> None:
@@ -181,12 +200,23 @@ class Tabletop:
         return stream_tokens.check(self.players, token)
 
     def game(self, game_id: UUID) -> Fold:
-        return self.games.get(game_id)
+        return self.game_reads.get(game_id)
 
     def in_memory(self, request: Request[Any, Any, Any], game_id: UUID) -> bool:
         """Whether a read of this game by this caller needs nothing from the store."""
         token = _bearer(request)
-        return self.games.in_memory(game_id) and (token is None or self.players.known(token))
+        return self.game_reads.in_memory(game_id) and (token is None or self.players.known(token))
+
+    async def player(self, request: Request[Any, Any, Any]) -> Player:
+        """The caller of a write: found on the event loop when its key is known in memory,
+        else in a worker thread (authenticating may read the store)."""
+        token = _bearer(request)
+        if token and self.players.known(token):
+            player = self.caller(request, required=True)
+        else:
+            player = await anyio.to_thread.run_sync(self.caller, request, True)
+        assert player is not None
+        return player
 
 
 def _bearer(request: Request[Any, Any, Any]) -> str | None:
@@ -206,7 +236,7 @@ async def _read(request: Request[Any, Any, Any], game_id: UUID, read: Any, *args
     store. A thread hop costs more than most reads themselves."""
     t = _app(request)
     if t.in_memory(request, game_id):
-        fold = await t.games.current_on_loop(game_id)
+        fold = await t.game_reads.current_on_loop(game_id)
         if fold is not None:
             return read(request, fold, *args)
 
@@ -222,7 +252,7 @@ def _app(request: Request[Any, Any, Any]) -> Tabletop:
 
 
 def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
-    seat = t.games.seat_for(fold, player)
+    seat = t.game_reads.seat_for(fold, player)
     shown = None if fold.over else seat
     return s.GameOut(
         id=str(fold.id),
@@ -234,7 +264,7 @@ def _game_out(t: Tabletop, fold: Fold, player: Player | None) -> s.GameOut:
             for i in range(fold.seats)
         ],
         awaiting=fold.awaiting(),
-        view=t.games.view(fold, shown),
+        view=t.game_reads.view(fold, shown),
         result=msgspec.to_builtins(fold.result) if fold.result else None,
         options=msgspec.to_builtins(fold.options),
         seed_commitment=fold.seed_commitment,
@@ -353,16 +383,9 @@ async def create_game(
     key = idempotency_key
     args = (data.game, data.seats, data.options, bots, data.seat, clock, data.on_timeout)
     replayed = False
+    player = await t.player(request)
     try:
-        fold, player = await _write(
-            request,
-            t.games.create_on_loop,
-            t.games.create,
-            *args,
-            data.rated,
-            data.client_seed,
-            key,
-        )
+        fold = await t.games.create(player, *args, data.rated, data.client_seed, key)
     except Conflict as exists:
         if exists.code != "game_exists" or key is None:
             raise
@@ -432,10 +455,9 @@ async def join_game(
     t = _app(request)
     await admit_game(request, t, bots=False)
     seat, seed = (data.seat, data.client_seed) if data else (None, None)
+    player = await t.player(request)
     try:
-        fold, player = await _write(
-            request, t.games.join_on_loop, t.games.join, game_id, seat, seed
-        )
+        fold = await t.games.join(player, game_id, seat, seed)
     except Conflict as refused:  # a retry finds itself seated, or the game it started
         if refused.code not in ("already_seated", "game_not_open") or idempotency_key is None:
             raise
@@ -464,12 +486,12 @@ def _lifecycle_route(
     path: str,
     operation_id: str,
     doc: str,
-    write: Callable[[GameService, Player, UUID], Fold],
+    write: Callable[[Games, Player, UUID], Awaitable[Fold]],
     repeated: Callable[[Fold, Player], bool] | None = None,
 ) -> Any:
-    """`POST /v1/games/{id}/<path>` by a player: `write` done in a worker thread (it may
-    wait on the store), answered with the game; `Idempotent-Replayed: true` when the game
-    shows beforehand that the write was `repeated` (it then changes nothing)."""
+    """`POST /v1/games/{id}/<path>` by a player: `write`, answered with the game;
+    `Idempotent-Replayed: true` when the game shows beforehand that the write was
+    `repeated` (it then changes nothing)."""
 
     @post(
         f"/v1/games/{{game_id:uuid}}/{path}",
@@ -480,14 +502,17 @@ def _lifecycle_route(
         response_headers=[REPLAYED],
         responses=documented(400, 401, 403, 404, 409, 422),
         description=f"{doc}\n\nExample: POST /v1/games/{{game_id}}/{path}",
-        sync_to_thread=True,
     )
-    def handler(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> Response[s.GameOut]:
+    async def handler(
+        request: Request[Any, Any, Any], game_id: FromPath[UUID]
+    ) -> Response[s.GameOut]:
         t = _app(request)
-        player = t.caller(request, required=True)
-        assert player is not None
-        again = repeated is not None and repeated(t.game(game_id), player)
-        fold = write(t.games, player, game_id)
+        player = await t.player(request)
+        again = False
+        if repeated is not None:
+            before = await anyio.to_thread.run_sync(t.game, game_id)
+            again = repeated(before, player)
+        fold = await write(t.games, player, game_id)
         return Response(_game_out(t, fold, player), headers=_replayed(again))
 
     return handler
@@ -504,21 +529,21 @@ resign_game = _lifecycle_route(
     "Resign your seat: it ranks last. A two-seat game ends at once (the other seat wins); "
     "with more seats a bot plays your seat to the end. 409 `game_over` once the game is "
     "finished or aborted, `game_not_started` before it starts (leave instead).",
-    GameService.resign,
+    Games.resign,
 )
 abort_game = _lifecycle_route(
     "abort",
     "abortGame",
     "Cancel the game (its creator only) before any player's decision: status `aborted`, "
     "no result, never rated. 409 `abort_too_late` once a player has decided.",
-    GameService.abort,
+    Games.abort,
 )
 leave_game = _lifecycle_route(
     "leave",
     "leaveGame",
     "Give up your seat in a game that has not started; the seat is free again. 409 "
     "`game_not_open` once it has started (resign instead).",
-    GameService.leave,
+    Games.leave,
 )
 rematch_game = _lifecycle_route(
     "rematch",
@@ -527,7 +552,7 @@ rematch_game = _lifecycle_route(
     "(same game, options and clock; each player one seat earlier; bots accept at once). "
     "It starts when every player has accepted. 409 `game_not_finished` before the end. "
     "Asking again answers the same game, with `Idempotent-Replayed: true`.",
-    GameService.rematch,
+    Games.rematch,
     _accepted_before,
 )
 
@@ -541,15 +566,45 @@ rematch_game = _lifecycle_route(
     responses={**NOT_MODIFIED, **documented(400, 401, 404, 409)},
 )
 async def get_game(
-    request: Request[Any, Any, Any], game_id: FromPath[UUID], if_none_match: IfNoneMatch = None
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
+    if_none_match: IfNoneMatch = None,
+    wait_for_version: Annotated[int | None, QueryParameter(ge=0, le=2**31)] = None,
+    timeout_s: Annotated[float, QueryParameter(ge=0, le=MAX_WAIT_S)] = 30.0,
 ) -> Response[s.GameOut]:
     """The game as the caller may see it: its seat's view, the public view for spectators,
     everything once finished. `ETag` is the game's version: poll with `If-None-Match` and
-    get 304 with no body until the game moves.
+    get 304 with no body until the game moves. A long poll: with `wait_for_version=N` it
+    answers as soon as the game is past version N (or is over), or after `timeout_s`
+    seconds with the game as it is then (at most 60; 30 by default): a client waiting for
+    its turn (after a bot, say) sends its last `version` and needs no other request.
 
-    Example: GET /v1/games/{game_id}"""
+    Example: GET /v1/games/{game_id}?wait_for_version=12&timeout_s=30"""
+    if wait_for_version is not None:
+        await _wait_past(request, game_id, wait_for_version, timeout_s)
     answer: Response[s.GameOut] = await _read(request, game_id, _get_game, if_none_match)
     return answer
+
+
+async def _wait_past(
+    request: Request[Any, Any, Any], game_id: UUID, version: int, timeout: float
+) -> None:
+    """Until the game is past `version` or over, or `timeout` seconds have passed: woken by
+    its commits (this process's at once, other processes' through the log), never polling
+    on a timer."""
+    t = _app(request)
+    deadline = asyncio.get_running_loop().time() + timeout
+    with t.live.watching(game_id) as woken:
+        while True:
+            woken.clear()  # before reading: a commit during the read wakes us again
+            fold = await t.game_reads.current_on_loop(game_id)
+            if fold is None:
+                fold = await anyio.to_thread.run_sync(t.game, game_id)
+            left = deadline - asyncio.get_running_loop().time()
+            if fold.version > version or fold.over or left <= 0:
+                return
+            with suppress(TimeoutError):
+                await asyncio.wait_for(woken.wait(), left)
 
 
 def _get_game(
@@ -557,7 +612,7 @@ def _get_game(
 ) -> Response[s.GameOut]:
     t = _app(request)
     player = t.caller(request, required=False)
-    seat = t.games.seat_for(fold, player)  # the body names the caller's seat
+    seat = t.game_reads.seat_for(fold, player)  # the body names the caller's seat
     return versioned(if_none_match, fold.version, lambda: _game_out(t, fold, player), seat)
 
 
@@ -596,12 +651,12 @@ def _legal_moves(
 ) -> Response[s.LegalMoves]:
     t = _app(request)
     player = t.caller(request, required=True)
-    seat = t.games.seat_for(fold, player)
+    seat = t.game_reads.seat_for(fold, player)
     if seat is None:
         raise Forbidden("not_seated", "you hold no seat in this game")
 
     def page() -> s.LegalMoves:
-        total, moves = t.games.legal_moves(fold, seat, offset, limit)
+        total, moves = t.game_reads.legal_moves(fold, seat, offset, limit)
         return s.LegalMoves(version=fold.version, moves=moves, total=total, offset=offset)
 
     answer = versioned(if_none_match, fold.version, page, seat)
@@ -630,44 +685,24 @@ async def submit_move(
 ) -> Response[s.MoveResult]:
     """Apply a move at `expected_version`. A retry with the same Idempotency-Key gets the
     first answer (`Idempotent-Replayed: true`); the key sent with another move is refused
-    (422 `idempotency_key_reused`). Bots awaited next move in the same request, so
-    `version` may be beyond the move's own events.
+    (422 `idempotency_key_reused`). It answers once the move's own events are saved:
+    bots awaited next move after it, on their own (`awaiting` may name their seats; wait
+    for them with GET /v1/games/{id}?wait_for_version=N).
 
     Example: POST /v1/games/{game_id}/moves {"expected_version": 12,
     "move": {"type": "choose_role", "role": "settler"}}"""
     t = _app(request)
-    args = (game_id, data.expected_version, data.move, idempotency_key)
-    answer, _ = await _write(request, t.games.move_on_loop, t.games.move, *args)
+    arrived = t.games.now()  # the player's decision time: the server's work is not theirs
+    player = await t.player(request)
+    args = (game_id, data.expected_version, data.move, idempotency_key, arrived)
+    answer = await t.games.move(player, *args)
     events = [msgspec.convert(e, s.EventOut) for e in answer.events]
-    body = s.MoveResult(answer.version, events, answer.awaiting, answer.status)
+    legal = None
+    if answer.legal is not None:
+        total, moves = answer.legal
+        legal = s.LegalMoves(version=answer.version, moves=moves, total=total, offset=0)
+    body = s.MoveResult(answer.version, events, answer.awaiting, answer.status, legal)
     return Response(body, headers=_replayed(answer.replayed))
-
-
-async def _write(
-    request: Request[Any, Any, Any],
-    on_loop: Callable[..., Awaitable[Any]],
-    in_thread: Callable[..., Any],
-    *args: Any,
-) -> tuple[Any, Player]:
-    """A write by the caller: decided on the event loop and saved with no thread hop when
-    the caller is known in memory and the service finds all else there too; otherwise (the
-    service hands it back with None) done from the start in a worker thread, where it may
-    wait on the store."""
-    t = _app(request)
-    token = _bearer(request)
-    if token and t.players.known(token):
-        player = t.caller(request, required=True)
-        assert player is not None
-        done = await on_loop(player, *args)
-        if done is not None:
-            return done, player
-
-    def in_a_thread() -> tuple[Any, Player]:
-        player = t.caller(request, required=True)
-        assert player is not None
-        return in_thread(player, *args), player
-
-    return await anyio.to_thread.run_sync(in_a_thread)
 
 
 @get(
@@ -697,12 +732,12 @@ def list_events(
     Example: GET /v1/games/{game_id}/events?after=0&limit=100"""
     t = _app(request)
     fold = t.game(game_id)
-    caller = t.games.seat_for(fold, t.caller(request, required=False))
+    caller = t.game_reads.seat_for(fold, t.caller(request, required=False))
     seat = seat_asked(fold, caller, seat)
     ndjson = NDJSON in request.headers.get("accept", "")
     if ndjson and follow:
         return Stream(_headers_first(ndjson_lines(t, game_id, seat, after)), media_type=NDJSON)
-    events = t.games.visible_events(fold, seat, after, limit)
+    events = t.game_reads.visible_events(fold, seat, after, limit)
     if ndjson:
         return Stream(_ndjson(events), media_type=NDJSON)
     page = s.EventPage(fold.version, [msgspec.convert(e, s.EventOut) for e in events])
@@ -732,8 +767,8 @@ def replay(
     Example: GET /v1/games/{game_id}/replay?version=20"""
     t = _app(request)
     fold = t.game(game_id)
-    caller = t.games.seat_for(fold, t.caller(request, required=False))
-    body = replay_out(t.games, fold, caller, version, seat)
+    caller = t.game_reads.seat_for(fold, t.caller(request, required=False))
+    body = replay_out(t.game_reads, fold, caller, version, seat)
     # Finished, it shows the same to anyone: only a running game's view is the caller's.
     return Response(body, headers=IMMUTABLE if fold.over else {"Vary": "Authorization"})
 
@@ -784,14 +819,14 @@ def _log_and_seed(
         if revealed and isinstance(revealed[-1], str):
             return lines, revealed[-1]
         if arbiter is not None and arbiter.id in t.arbiters:
-            return lines, t.games.seed_hex(game_id)
+            return lines, t.game_reads.seed_hex(game_id)
         raise
-    seed = t.games.seed_of_finished(fold)
+    seed = t.game_reads.seed_of_finished(fold)
     if seed is None:
         if arbiter is None or arbiter.id not in t.arbiters:
             raise Conflict("game_not_finished", "only finished games are exported and audited")
-        seed = t.games.seed_hex(game_id)
-    return t.games.history.lines(game_id, fold.version), seed
+        seed = t.game_reads.seed_hex(game_id)
+    return t.game_reads.history.lines(game_id, fold.version), seed
 
 
 @get(

@@ -118,6 +118,27 @@ def projections_rebuild() -> None:
     sys.stdout.write(json.dumps({"rebuilt": True, "position": position}) + "\n")
 
 
+bots = typer.Typer(help="Bots: the seats bots hold, played.", no_args_is_help=True)
+cli.add_typer(bots, name="bots")
+
+
+@bots.command("run")
+def bots_run() -> None:
+    """Play every seat a bot holds as it becomes awaited, in a process of its own, until
+    interrupted (`tabletop serve` runs a bot runner already, unless TABLETOP_BOTS=elsewhere;
+    two runners never decide one seat twice: the store takes one decision)."""
+    from projections.runner import view_for
+    from service import bot_runner
+    from service.logs import configure
+    from service.plugins import load_plugins
+    from service.settings import Settings
+
+    settings = Settings.from_env()
+    configure(settings.log_json)
+    load_plugins()
+    bot_runner.run_forever(settings, view_for)
+
+
 timekeeper = typer.Typer(help="Clocks: timeouts applied when deadlines pass.", no_args_is_help=True)
 cli.add_typer(timekeeper, name="timekeeper")
 
@@ -510,7 +531,7 @@ def _games() -> dict[str, Game[Any, Any]]:
 def main() -> None:
     if not sys.argv[1:] or {"--help", "-h"} & set(sys.argv[1:]):
         # Help in click's plain form: rich alone takes longer to import than all the rest.
-        for app in (cli, projections, timekeeper, keys_cli):
+        for app in (cli, projections, bots, timekeeper, keys_cli):
             app.rich_markup_mode = None
     cli()
 

@@ -35,10 +35,10 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.errors import documented
-from projections.wakeup import subscribe
 from service.errors import Problem
 from service.fold import ENDINGS
 from service.store import EventStoreApp
+from service.wakeup import subscribe
 
 if TYPE_CHECKING:
     from api.app import Tabletop
@@ -190,8 +190,8 @@ Shown = tuple[dict[str, Any], bytes]  # an event as the seat sees it, and its JS
 
 
 def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[list[Shown], bool]:
-    fold = t.games.get(game_id)
-    events = t.games.visible_events(fold, seat, after, PAGE)
+    fold = t.game_reads.get(game_id)
+    events = t.game_reads.visible_events(fold, seat, after, PAGE)
     return [(e, msgspec.json.encode(e)) for e in events], fold.over and after >= fold.version
 
 
@@ -254,7 +254,7 @@ def opening(
     nothing after `after` to send; 401/404 before streaming."""
     t: Tabletop = request.app.state.tabletop
     fold = t.game(game_id)
-    seat = t.games.seat_for(fold, t.stream_caller(request, token, required=False))
+    seat = t.game_reads.seat_for(fold, t.stream_caller(request, token, required=False))
     return t, seat, fold.over and after >= fold.version
 
 

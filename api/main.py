@@ -24,6 +24,9 @@ def build(settings: Settings | None = None) -> Litestar:
     # The timekeeper runs in the app too (one per database acts), unless it runs elsewhere
     # (`tabletop timekeeper run`): its timeouts then reach this process's reads at once.
     keeps_time = os.environ.get("TABLETOP_TIMEKEEPER", "app") == "app"
+    # The bot runner plays in the app too, unless a process of its own does (`tabletop bots
+    # run`): a bot's seat is never left waiting.
+    plays_bots = os.environ.get("TABLETOP_BOTS", "app") == "app"
     standby = settings.standby()  # a hot standby for history and lists (docs/operations.md)
     return create_app(
         Tabletop(
@@ -34,6 +37,7 @@ def build(settings: Settings | None = None) -> Litestar:
             keep_time=settings if keeps_time and not in_memory else None,
             limits=settings.limits,
             standby=open_store(standby) if standby is not None else None,
+            run_bots=plays_bots,
         ),
         settings,
     )

@@ -58,7 +58,7 @@ class _Scraped(Collector):
         moves = CounterMetricFamily("tabletop_moves_applied", "Moves applied by this process.")
         moves.add_metric([], self._t.games.moves_applied)
         yield moves
-        history = self._t.games.history
+        history = self._t.game_reads.history
         if history.standby is not None:  # fallbacks: the standby was behind or down
             reads = CounterMetricFamily(
                 "tabletop_history_reads",

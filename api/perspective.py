@@ -10,7 +10,7 @@ import msgspec
 from api import schemas as s
 from service.errors import Forbidden, Unprocessable
 from service.fold import Fold
-from service.games import GameService
+from service.reads import GameReads
 
 
 def seat_asked(fold: Fold, caller_seat: int | None, seat: int | None) -> int | None:
@@ -26,7 +26,7 @@ def seat_asked(fold: Fold, caller_seat: int | None, seat: int | None) -> int | N
 
 
 def replay_out(
-    games: GameService, fold: Fold, caller_seat: int | None, version: int, seat: int | None
+    games: GameReads, fold: Fold, caller_seat: int | None, version: int, seat: int | None
 ) -> s.ReplayOut:
     """GET .../replay: the view at `version` (the caller's, or `seat`'s once finished) and,
     once the game is finished, the whole state."""

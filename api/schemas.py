@@ -150,8 +150,11 @@ class EventOut(msgspec.Struct, omit_defaults=True):
 class MoveResult(msgspec.Struct):
     version: int
     events: list[EventOut]
-    awaiting: list[int]  # whose decision the game waits for now
+    awaiting: list[int]  # whose decision the game waits for now (bots' seats too)
     status: str
+    # When the game awaits the caller again: its legal moves now (the first page of
+    # GET .../legal-moves), so that a client needs one request per move.
+    legal: LegalMoves | None = None
 
 
 class EventPage(msgspec.Struct):

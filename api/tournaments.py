@@ -22,7 +22,8 @@ from domain.tournaments.standings import standings
 from projections.tournaments import TournamentSummary
 from projections.tournaments import decode as decode_summary
 from service.audit import tournament_export
-from service.tournaments import Folded, NewTournament
+from service.tournament_log import Folded
+from service.tournaments import NewTournament
 
 if TYPE_CHECKING:
     from api.app import Tabletop

@@ -88,8 +88,8 @@ def board(
     `render` of the very view GET /v1/games/{id}/replay answers with the same arguments."""
     t: Tabletop = request.app.state.tabletop
     fold = t.game(game_id)
-    caller = t.games.seat_for(fold, t.caller(request, required=False))
-    out = replay_out(t.games, fold, caller, version, seat)
+    caller = t.game_reads.seat_for(fold, t.caller(request, required=False))
+    out = replay_out(t.game_reads, fold, caller, version, seat)
     html = (
         fold.game.render(out.view)
         if out.view is not None

@@ -12,17 +12,17 @@ Short keys fit the API's 32-character bot names: `p` (playouts), `r` (rollout), 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, get_args
 
-from domain.contract import Bot, Game, SeatInfo, random_bot
-from domain.search import Budget, Evaluation, search
+from domain.contract import Bot, Evaluation, Game, SeatInfo, random_bot
+from domain.search import Budget, Rollout, search
 
 MCTS = "mcts"
 DEFAULT_PLAYOUTS = 16  # with rollouts cut at the game's horizon: a few hundred ms per decision
 END = "end"  # the horizon of rollouts played to the end of the game
 MAX_PLAYOUTS = 2_000  # the server maximum per decision
 MAX_MS = 10_000  # the server maximum thinking time per decision (a time budget)
-ROLLOUTS = ("greedy", "random")
+ROLLOUTS: tuple[Rollout, ...] = get_args(Rollout)
 _KEYS = {
     "playouts": "playouts",
     "p": "playouts",
@@ -45,8 +45,9 @@ class BotSpecError(Exception):
 
 
 def searchable(game: Game[Any, Any]) -> bool:
-    """Whether `game` provides `sample_hidden`, which the search needs (every hosted game)."""
-    return callable(getattr(game, "sample_hidden", None))
+    """Whether `game` can be searched: it declares `can_sample_hidden` (every hosted game),
+    since the search plans on states drawn by `sample_hidden`."""
+    return game.can_sample_hidden
 
 
 def bot_names(game: Game[Any, Any]) -> list[str]:
@@ -88,7 +89,7 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
                 "invalid_bot", f"{field} is a whole number from {least}, not {raw!r}"
             )
         values[field] = int(raw)
-    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    evaluation = game.evaluation
     if "ms" in values and "playouts" not in values:
         values["playouts"] = MAX_PLAYOUTS  # the clock decides
     budget = Budget(
@@ -117,7 +118,7 @@ def mcts_bot(game: Game[Any, Any], budget: Budget) -> Bot:
         policy: Bot = random_bot
     else:
         prior = game.bots[budget.rollout]
-        policy = getattr(game, "rollout_bot", None) or prior
+        policy = game.rollout_bot or prior
 
     def mcts(game: Game[Any, Any], info: SeatInfo, rng: random.Random) -> Any:
         return search(game, info, rng, budget, policy, prior)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pickle
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -70,8 +70,29 @@ def rank(keys: Sequence[Any]) -> list[int]:
     return [1 + sum(1 for other in keys if other > key) for key in keys]
 
 
+class Evaluation(NamedTuple):
+    """What a game offers the search (domain/search.py) to stop its rollouts short of the
+    end: `estimate(state)`, each seat's expected final score, and the `horizon` its `mcts`
+    bot uses by default (the moves a rollout plays before the estimate). `settled(legal)`
+    tells the decisions whose worth shows only beyond any affordable horizon (a draft whose
+    cards act a whole turn later): there the prior's choice stands, unsearched.
+    `candidates(state, seat, legal)` bounds the moves the tree tries besides its policy's
+    (None: all). `playouts` is the game's default budget where the bots' default is too
+    small to beat greedy."""
+
+    estimate: Callable[[Any], list[float]]
+    horizon: int
+    settled: Callable[[list[Any]], bool] | None = None
+    candidates: Callable[[Any, int, Sequence[Any]], list[Any]] | None = None
+    playouts: int | None = None
+
+
 class Game(Protocol[State, Options]):
-    """What the registry holds for one game. docs/game-contract.md says what each call means."""
+    """What the registry holds for one game. docs/game-contract.md says what each call means.
+
+    Its optional capabilities are declared, not probed: every game sets each attribute that
+    CAPABILITIES names (None or False where it has none), and callers read it as it is.
+    """
 
     name: str  # registry name, e.g. "puerto-rico"
     title: str
@@ -81,6 +102,10 @@ class Game(Protocol[State, Options]):
     command_type: Any  # the tagged union of commands (a typing Union of Structs)
     event_type: Any  # the tagged union of events
     bots: dict[str, Bot]  # game-specific bots by name ("greedy"); "random", "mcts" are generic
+    # The optional capabilities (CAPABILITIES), for the search (`mcts`, domain/search.py):
+    can_sample_hidden: bool  # `sample_hidden` works (the search needs it; False: no `mcts`)
+    evaluation: Evaluation | None  # its estimate of a game not over (None: play rollouts out)
+    rollout_bot: Bot | None  # its rollout policy, a faster greedy (None: the `greedy` bot)
 
     def validate_options(self, options: Options, seats: int) -> None:
         """Raise RuleError("invalid_options.<what>", ...) when the combination is illegal."""
@@ -133,7 +158,8 @@ class Game(Protocol[State, Options]):
         """Final scores and ranks once the game is over, else None."""
 
     def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
-        """A new, independent state that `seat` cannot tell from `state`: the same
+        """Only where `can_sample_hidden` (every hosted game; the tests' tiny game has none).
+        A new, independent state that `seat` cannot tell from `state`: the same
         `view(seat)`, with everything that view hides (stack orders, other seats' secret picks
         and commitments, face-down tiles) re-drawn from `rng`, consistently with what the view
         shows. It depends on `state` only through `view(state, seat)` (and `rng`), so a bot
@@ -153,6 +179,10 @@ class Game(Protocol[State, Options]):
     def render(self, view: Any) -> str:
         """The web viewer's board: a view as the API returns it (JSON builtins) in, an HTML
         fragment out, every text escaped. Pure; shows only what the view holds."""
+
+
+CAPABILITIES = ("can_sample_hidden", "evaluation", "rollout_bot")
+"""The optional capabilities a game declares (registry.register refuses a game without)."""
 
 
 def decide_then_evolve(

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.contract import Game
+from domain.contract import CAPABILITIES, Game
 
 GAMES: dict[str, Game[Any, Any]] = {}
 
 
 def register(game: Game[Any, Any]) -> Game[Any, Any]:
+    """Host `game`. It must declare every optional capability (None or False where it has
+    none), so that a plugin game that omits one fails here rather than in a bot's turn."""
+    undeclared = [name for name in CAPABILITIES if name not in dir(game)]
+    if undeclared:
+        raise TypeError(
+            f"game {game.name!r} does not declare {', '.join(undeclared)}"
+            " (None or False where it has none: domain/contract.py)"
+        )
     GAMES[game.name] = game
     return game
 

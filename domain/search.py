@@ -40,12 +40,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, Literal
 
 import msgspec
 
-from domain.contract import Bot, Game, Result, SeatInfo
+from domain.contract import Bot, Evaluation, Game, Result, SeatInfo
 
 WIN_WEIGHT = 0.4  # reward: winning (shared when tied) ...
 MARGIN_SCALE = 8.0  # ... and the score margin over the best other seat, squashed
@@ -53,20 +53,7 @@ EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
 MAX_ROLLOUT_MOVES = 5_000  # a safety net: every game ends far sooner
 
 
-class Evaluation(NamedTuple):
-    """What a game offers the search to stop its rollouts short of the end: `estimate(state)`,
-    each seat's expected final score, and the `horizon` its `mcts` bot uses by default (the
-    moves a rollout plays before the estimate). `settled(legal)` tells the decisions whose
-    worth shows only beyond any affordable horizon (a draft whose cards act a whole turn
-    later): there the prior's choice stands, unsearched. `candidates(state, seat, legal)`
-    bounds the moves the tree tries besides its policy's (None: all). `playouts` is the
-    game's default budget where the bots' default is too small to beat greedy."""
-
-    estimate: Callable[[Any], list[float]]
-    horizon: int
-    settled: Callable[[list[Any]], bool] | None = None
-    candidates: Callable[[Any, int, Sequence[Any]], list[Any]] | None = None
-    playouts: int | None = None
+Rollout = Literal["greedy", "random"]  # the rollout policy: the game's greedy, or uniform
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,7 +63,7 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
 
     playouts: int
     ms: int | None = None
-    rollout: str = "greedy"  # greedy | random
+    rollout: Rollout = "greedy"
     horizon: int | None = None
 
 
@@ -143,7 +130,7 @@ def search(
     legal = info.legal
     if len(legal) == 1:
         return legal[0]
-    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    evaluation = game.evaluation
     if evaluation is not None and evaluation.settled is not None and evaluation.settled(legal):
         return first_choice(game, info, rng)
     root = _Node()
@@ -216,7 +203,7 @@ def _playout(
     """One playout in a determinization: `rng` picks among untried moves, `chance` draws
     everything inside the world (the rules' dice and the bots' choices), so the playouts of
     one world share their chance outcomes whichever move they try (common random numbers)."""
-    evaluation: Evaluation | None = getattr(game, "evaluation", None)
+    evaluation = game.evaluation
     candidates = None if evaluation is None else evaluation.candidates
     path: list[tuple[_Node, int]] = []
     node = root

@@ -26,6 +26,7 @@ from projections.ratings import Ratings
 from projections.summary import summarize
 from projections.tournaments import tournament_row
 from projections.views import NAME, Extra, GamesView, GameWrite
+from service import clocks
 from service.fold import (
     GAME_CREATED,
     GAME_FINISHED,
@@ -36,7 +37,7 @@ from service.fold import (
     new_fold,
 )
 from service.store import Recorded
-from service.tournaments import PREFIX as TOURNAMENT
+from service.tournament_log import PREFIX as TOURNAMENT
 
 log = structlog.get_logger("tabletop.projections")
 
@@ -90,6 +91,8 @@ class GamesProjection(Projection[GamesView]):
                         rated.append((ended[0], fold))
                     write = GameWrite(summarize(fold), seq, changed, len(events))
                     write.notices, write.deadline = told, fold.next_deadline()
+                    if fold.bot_turn() is not None:
+                        write.bot_since = clocks.micros(fold.last_at)
                     writes.append(write)
             except UNREADABLE as error:  # its summary stays as it was; the others go on
                 log.error("game_damaged", game_id=str(game_id), error=repr(error))

@@ -23,11 +23,11 @@ from eventsourcing.projection import ApplicationSubscription, ProjectionRunner
 
 from projections.games import GamesProjection
 from projections.views import NAME, GamesView, PostgresGamesView, SQLiteGamesView, view_on
-from projections.wakeup import POSTGRES_RECORDER_TOPIC, RECORDER_TOPIC
 from service.fold import UNREADABLE
 from service.settings import Settings
 from service.sole import sole
 from service.store import EventStoreApp, open_store
+from service.wakeup import POSTGRES_RECORDER_TOPIC, RECORDER_TOPIC
 
 log = structlog.get_logger("tabletop.projections")
 

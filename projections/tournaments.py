@@ -9,7 +9,7 @@ from uuid import UUID
 import msgspec
 
 from domain.tournaments.standings import standings
-from service.tournaments import fold_stream
+from service.tournament_log import fold_stream
 
 
 class TournamentSummary(msgspec.Struct, kw_only=True):

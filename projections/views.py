@@ -49,6 +49,8 @@ _DDL = [
     # The timekeeper's index: each running game's next deadline (us since the epoch).
     "CREATE TABLE IF NOT EXISTS {deadlines} (game_id TEXT PRIMARY KEY, deadline BIGINT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rm_deadlines_deadline ON {deadlines} (deadline)",
+    # The bot runner's index: each running game that awaits a bot, since when (us).
+    "CREATE TABLE IF NOT EXISTS {bot_turns} (game_id TEXT PRIMARY KEY, since BIGINT NOT NULL)",
     # What each player is told (projections/notices.py); ids follow the log.
     "CREATE TABLE IF NOT EXISTS {notices} ("
     " id BIGINT PRIMARY KEY, player_id TEXT NOT NULL, game_id TEXT NOT NULL,"
@@ -70,7 +72,9 @@ _DDL = [
     " summary TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rm_tournaments_seq ON {tournaments} (seq)",
 ]
-_TABLES = ("seats", "games", "deadlines", "notices", "ratings", "history", "tournaments")
+_TABLES = (
+    "seats", "games", "deadlines", "bot_turns", "notices", "ratings", "history", "tournaments"
+)
 _NAMES = {t: f"rm_{t}" for t in _TABLES} | {"history": "rm_rating_history"}
 
 
@@ -101,14 +105,15 @@ _INSERT_SEAT = (
 
 class GameWrite:
     """One game's new summary, whether its seat rows (players, status, result) change, its
-    next deadline and the notices its events caused."""
+    next deadline, since when it awaits a bot, and the notices its events caused."""
 
-    __slots__ = ("deadline", "events", "notices", "seats_changed", "seq", "summary")
+    __slots__ = ("bot_since", "deadline", "events", "notices", "seats_changed", "seq", "summary")
 
     def __init__(self, summary: GameSummary, seq: int, seats_changed: bool, events: int) -> None:
         self.summary, self.seq, self.seats_changed = summary, seq, seats_changed
         self.events = events  # how many of the batch's events this write applies
         self.deadline: int | None = None
+        self.bot_since: int | None = None
         self.notices: list[Notice] = []
 
 
@@ -217,6 +222,18 @@ class GamesView(TrackingRecorder):
                     " ON CONFLICT (game_id) DO UPDATE SET deadline = excluded.deadline"
                 ),
                 timed,
+            )
+        waiting = [(w.summary.id, w.bot_since) for w in writes if w.bot_since is not None]
+        moved = [(w.summary.id,) for w in writes if w.bot_since is None]
+        if moved:
+            c.executemany(self._sql("DELETE FROM {bot_turns} WHERE game_id = ?"), moved)
+        if waiting:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {bot_turns} (game_id, since) VALUES (?, ?)"
+                    " ON CONFLICT (game_id) DO UPDATE SET since = excluded.since"
+                ),
+                waiting,
             )
         told = [
             (n.id, n.player, n.game, n.kind, encode_notice(n).decode())
@@ -333,6 +350,14 @@ class GamesView(TrackingRecorder):
             c.execute(self._sql(sql + " LIMIT ?"), (until, limit))
             return [(int(r["deadline"]), str(r["game_id"])) for r in c.fetchall()]
 
+    def awaiting_bots(self, before: int, limit: int = 1000) -> list[str]:
+        """The running games that have awaited a bot since `before` (us) or earlier, the
+        longest waiting first (the bot runner's sweep)."""
+        sql = "SELECT game_id FROM {bot_turns} WHERE since <= ? ORDER BY since LIMIT ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (before, limit))
+            return [str(r["game_id"]) for r in c.fetchall()]
+
     def next_deadline(self) -> int | None:
         with self._cursor(commit=False) as c:
             c.execute(self._sql("SELECT MIN(deadline) AS d FROM {deadlines}"))
@@ -408,6 +433,7 @@ class GamesView(TrackingRecorder):
             ("games", self.tables["games"], "game_id"),
             ("seats", self.tables["seats"], "game_id, seat"),
             ("deadlines", self.tables["deadlines"], "game_id"),
+            ("bot_turns", self.tables["bot_turns"], "game_id"),
             ("notices", self.tables["notices"], "id"),
             ("ratings", self.tables["ratings"], "game, participant"),
             ("history", self.tables["history"], "participant, game_id"),

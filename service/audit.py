@@ -208,10 +208,19 @@ def _rerun(
 ) -> tuple[int, str] | None:
     i = 1
     timed_out: int | None = None  # a seat just timed out: what follows is the policy's
+    # Since decisions are stamped when they are made (`bot_clocks`), a bot's decision after
+    # a timeout is a write of its own (the bot runner's), and stamps never go back.
+    bot_decides_later = fold.bot_clocks and (fold.on_timeout or "bot:random") != "forfeit"
+    stamped = ""
     while i < len(events):
         line = events[i]
         version = line.get("version", i + 1)
         kind = line.get("type")
+        if fold.bot_clocks:
+            at = str(line.get("at"))
+            if at < stamped:
+                return version, "stamped before the event it follows"
+            stamped = at
         try:
             answers_timeout = timed_out is not None
             if timed_out is not None:
@@ -228,7 +237,7 @@ def _rerun(
                 fold.apply(_as_recorded(line))  # a rematch's offer and answers
                 i += 1
                 continue
-            if kind == TIMED_OUT:
+            if kind == TIMED_OUT and not bot_decides_later:
                 timed_out = (line.get("data") or {}).get("seat")
             if kind in SERVICE_EVENTS:
                 how = _lifecycle_differs(fold, line, seed)
@@ -437,7 +446,7 @@ def verify_tournament(
     tournament has every table's result and the standings its results give. Tables whose
     game export is missing are named."""
     from domain.tournaments.standings import standings
-    from service.tournaments import fold_stream
+    from service.tournament_log import fold_stream
 
     header, events, footer = _split(lines)
     broken = _first_broken(events)

@@ -102,6 +102,9 @@ class Fold:
     rematch_accepted: frozenset[int] = frozenset()  # seats in it (its offerer's too)
     rated: bool = False  # its result moves its players' ratings
     tournament: str | None = None  # the tournament whose table it is
+    # Bots' seats run a clock too (games created since decisions are stamped when they are
+    # made: a bot's thinking is its own time). Older games keep their rule: bots never wait.
+    bot_clocks: bool = False
     # Client seeds (a /2 game): each seat's, and those fixed once every seat was taken.
     seeded: bool = False
     client_seeds: list[str | None] = field(default_factory=list)
@@ -142,9 +145,29 @@ class Fold:
         return [] if not self.started or self.over else self.game.awaiting(self.state)
 
     def timed_seats(self) -> list[int]:
-        """Awaited seats whose clock runs: those people play (bots never wait), except a
-        seat that timed out, until the bot has made its decision."""
+        """Awaited seats whose clock runs: every seat a person or a bot of its own plays
+        (in an older game, only people's: there bots never wait), except a seat that timed
+        out, until the bot has made its decision, and a forfeited seat."""
+        if self.bot_clocks:
+            return [
+                s for s in self.awaiting() if s not in self.overdue and s not in self.forfeited
+            ]
         return [s for s in self.awaiting() if s not in self.bots and s not in self.overdue]
+
+    def bot_turn(self) -> tuple[int, str] | None:
+        """(seat, bot) of the first awaited seat a bot decides for now: one that timed out
+        (the timeout policy's bot), then a bot's seat (a forfeited seat's included)."""
+        if not self.started or self.over:
+            return None
+        awaited = self.awaiting()
+        policy = (self.on_timeout or "bot:random").removeprefix("bot:")
+        for seat in awaited:
+            if seat in self.overdue:
+                return seat, policy
+        for seat in awaited:
+            if seat in self.bots:
+                return seat, self.bots[seat]
+        return None
 
     def next_deadline(self) -> int | None:
         """When the first running clock runs out (us since the epoch), if one runs."""
@@ -183,9 +206,11 @@ class Fold:
                 each(new, event)
         return new
 
-    def apply(self, e: Any, decided: Any = None) -> None:
+    def apply(self, e: Any, decided: Any = None, after: Any = None) -> None:
         """Apply one stored envelope. `decided` is its rules event when the caller already
-        has it (a write being decided): no decoding then."""
+        has it (a write being decided): no decoding then. `after` is the rules state after
+        it when the caller has that too (the rules evolved it while they decided): it is
+        taken as it is, not evolved again."""
         if e.originator_version != self.version + 1:
             raise ValueError(f"game {self.id}: version {e.originator_version} after {self.version}")
         self.version = e.originator_version
@@ -197,8 +222,11 @@ class Fold:
             self._apply_service(e.type, e.data)
         else:
             self.started = True
-            event = decided if decided is not None else self.decode(e.type, e.data)
-            self.state = self.game.evolve(self.state, event)
+            if after is not None:
+                self.state = after
+            else:
+                event = decided if decided is not None else self.decode(e.type, e.data)
+                self.state = self.game.evolve(self.state, event)
             if isinstance(e.seat, int) and e.command is not None:
                 self.decided = self.decided or e.seat not in self.bots
                 self.overdue = self.overdue - {e.seat}
@@ -299,6 +327,7 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
         tournament=data.get("tournament"),
         seeded=data.get("randomness") == RANDOMNESS,
         client_seeds=[None] * seats,
+        bot_clocks=bool(data.get("bot_clocks")),
     )
     fold.version = created.originator_version
     fold.last_hash = created.hash

@@ -23,7 +23,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 
 from service import clocks
 from service.errors import Unavailable
-from service.games import GameService
+from service.games import Games
 from service.settings import Settings
 from service.sole import sole
 from service.store import EventStoreApp, open_store
@@ -50,7 +50,7 @@ class Timekeeper:
     """Applies timeouts, and directs the running tournaments (each tick records finished
     tables and starts the next rounds: service/tournaments.py)."""
 
-    def __init__(self, games: GameService, deadlines: Deadlines) -> None:
+    def __init__(self, games: Games, deadlines: Deadlines) -> None:
         self.games = games
         self.deadlines = deadlines
         self.tournaments = TournamentService(games.store, games)
@@ -65,7 +65,7 @@ class Timekeeper:
         while queue:
             _, game_id = heapq.heappop(queue)
             try:
-                fold = self.games.time_out(UUID(game_id))
+                fold = self.games.blocking(self.games.time_out(UUID(game_id)))
             except STORE_DOWN:
                 raise  # nothing can be done now: the loop waits and tries again
             except Exception as error:  # a damaged game must not hold up the others
@@ -128,6 +128,10 @@ def run_forever(
     model's index over a store)."""
     store = open_store(settings)
     try:
-        Timekeeper(GameService(store), deadlines(store)).keep(settings, stop or threading.Event())
+        games = Games(store)
+        try:
+            Timekeeper(games, deadlines(store)).keep(settings, stop or threading.Event())
+        finally:
+            games.writes.close()
     finally:
         store.close()

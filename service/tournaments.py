@@ -16,14 +16,14 @@ unless it says otherwise), so a round always ends.
 from __future__ import annotations
 
 import secrets
-import threading
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any
 from uuid import UUID
 
+import anyio
 import msgspec
 import structlog
-from eventsourcing.persistence import RecordConflictError
 from msgspec import Meta
 
 from domain.bots import BotSpecError, resolve_bot
@@ -36,13 +36,15 @@ from domain.tournaments.state import FORMATS, Tournament, evolve
 from service import clocks
 from service.chain import GENESIS
 from service.errors import Conflict, Forbidden, NotFound, Unprocessable
-from service.games import GameService, recorded
+from service.games import Games
 from service.players import Player
+from service.records import recorded
 from service.store import EventStoreApp, Recorded
+from service.tournament_log import PREFIX, Folded, read_tournament
+from service.writes import Answered, Decided
 
 log = structlog.get_logger("tabletop.tournaments")
 
-PREFIX = "tournament_"
 DEFAULT_CLOCK = {"kind": "deadline", "per_decision_s": 86400}
 DEFAULT_POLICY = "forfeit"
 MAX_ROUNDS = 50
@@ -63,20 +65,10 @@ class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     name: Annotated[str, Meta(max_length=100)] = ""
 
 
-class Folded(msgspec.Struct):
-    """A tournament and where its stream stands."""
-
-    state: Any  # Tournament
-    version: int
-    last_hash: str
-    organiser: str
-
-
 class TournamentService:
-    def __init__(self, store: EventStoreApp, games: GameService) -> None:
+    def __init__(self, store: EventStoreApp, games: Games) -> None:
         self.store = store
         self.games = games
-        self._lock = threading.Lock()
 
     # ---- the organiser's and the players' writes ---------------------------------------
 
@@ -84,7 +76,7 @@ class TournamentService:
         config = _config(new)
         tournament_id = uuid.uuid4()
         event = {"type": "created", "config": config, "organiser": organiser.id}
-        self._save(tournament_id, None, [event])
+        self._run(tournament_id, lambda _: [event], new=True)
         return self.get(tournament_id)
 
     def register(self, player: Player, tournament_id: UUID, bot: str | None) -> Folded:
@@ -159,14 +151,10 @@ class TournamentService:
             t = self.get(tournament_id)
             self._create_games(t.state)
             self._forfeit_withdrawn(t)
-            events = self._next_events(t.state)
-            if not events:
-                return t
-            try:
-                self._save(tournament_id, t, events)
-            except RecordConflictError:
-                continue  # another director moved it: look again
-            log.info("tournament_advanced", tournament=str(tournament_id), events=len(events))
+            written = self._run(tournament_id, lambda t: self._next_events(t.state))
+            if not written:
+                return self.get(tournament_id)
+            log.info("tournament_advanced", tournament=str(tournament_id), events=written)
         return self.get(tournament_id)
 
     def _next_events(self, state: Tournament) -> list[dict[str, Any]]:
@@ -206,12 +194,12 @@ class TournamentService:
         number = state.rounds[-1].number
         for table in state.rounds[-1].tables:
             game_id = UUID(table.game)
-            if table.ranks is None and not self.games.exists(game_id):
+            if table.ranks is None and not self.games.reads.exists(game_id):
                 self._table_game(state, number, table.table, table.seats, game_id)
 
     def _result(self, number: int, table: int, game_id: UUID) -> dict[str, Any] | None:
         try:
-            fold = self.games.get(game_id)
+            fold = self.games.reads.get(game_id)
         except NotFound:  # not made yet: `_create_games` makes it
             return None
         if fold.result is None:
@@ -236,9 +224,11 @@ class TournamentService:
             name = state.entrants[entrant]["name"]
             seated.append((None, name, bot) if bot else (entrant, name, None))
         extra = {"rated": True, "tournament": str(state.id), "round": number, "table": table}
-        self.games.table(
-            config["game"], seated, config["options"], config["clock"], config["on_timeout"],
-            extra, game_id,
+        self.games.blocking(
+            self.games.table(
+                config["game"], seated, config["options"], config["clock"], config["on_timeout"],
+                extra, game_id,
+            )
         )  # fmt: skip
 
     def _forfeit_withdrawn(self, t: Folded) -> None:
@@ -248,67 +238,78 @@ class TournamentService:
         for table in state.rounds[-1].tables:
             for seat, entrant in enumerate(table.seats):
                 if entrant in state.withdrawn and table.ranks is None:
-                    self.games.forfeit(UUID(table.game), seat, "withdrawn")
+                    self.games.blocking(self.games.forfeit(UUID(table.game), seat, "withdrawn"))
 
     # ---- reads and the stream ----------------------------------------------------------
 
     def get(self, tournament_id: UUID) -> Folded:
-        events = list(self.store.events.get(tournament_id))
-        if (
-            not events
-            or not isinstance(events[0], Recorded)
-            or events[0].type != f"{PREFIX}created"
-        ):
-            raise NotFound("tournament_not_found", f"no tournament {tournament_id}")
-        state = fold_stream(tournament_id, events)
-        last: Any = events[-1]
-        return Folded(state, last.originator_version, last.hash, events[0].data["organiser"])
+        return read_tournament(self.store, tournament_id)
 
-    def _write(self, tournament_id: UUID, decide: Any, first_round: bool = False) -> Folded:
+    def _write(
+        self,
+        tournament_id: UUID,
+        decide: Callable[[Folded], list[dict[str, Any]]],
+        first_round: bool = False,
+    ) -> Folded:
         """Save what `decide` makes of the tournament now (with `first_round`, the first
         round's tables in the same save)."""
-        with self._lock:
-            for _ in range(5):
-                t = self.get(tournament_id)
-                events = decide(t)
-                if first_round:
-                    state = t.state
-                    for event in events:
-                        state = evolve(state, str(state.id), event)
-                    events += self._next_events(state)
-                try:
-                    self._save(tournament_id, t, events)
-                except RecordConflictError:
-                    continue
-                return self.get(tournament_id)
-        raise Conflict("busy", "the tournament changed too often; try again")
 
-    def _save(
-        self, tournament_id: UUID, after: Folded | None, events: list[dict[str, Any]]
-    ) -> None:
-        version = after.version if after else 0
-        prev = after.last_hash if after else GENESIS
-        at = self.games.now()
-        out: list[Any] = []
-        for event in events:
-            data = {k: v for k, v in event.items() if k != "type"}
-            version += 1
-            e = recorded(
-                tournament_id, version, prev, PREFIX + event["type"], "system", None, None,
-                data, at,
-            )  # fmt: skip
-            out.append(e)
-            prev = e.hash
-        self.games.writer.save(*out)
+        def events(t: Folded) -> list[dict[str, Any]]:
+            made = decide(t)
+            if first_round:
+                state = t.state
+                for event in made:
+                    state = evolve(state, str(state.id), event)
+                made += self._next_events(state)
+            return made
+
+        self._run(tournament_id, events)
+        return self.get(tournament_id)
+
+    def _run(
+        self,
+        tournament_id: UUID,
+        decide: Callable[[Folded], list[dict[str, Any]]],
+        new: bool = False,
+    ) -> int:
+        """One write of the tournament's stream through the write driver: `decide` on its
+        state as stored (in a worker thread: the director's decisions read its games);
+        how many events were saved."""
+
+        async def read(fresh: bool) -> Folded | None:
+            if new:
+                return None
+            return await anyio.to_thread.run_sync(self.get, tournament_id)
+
+        def decided(t: Folded | None, at: str) -> Decided | Answered:
+            made = decide(t) if t is not None else decide(None)  # type: ignore[arg-type]
+            if not made:
+                return Answered(0)
+            out = _recorded(tournament_id, t, made, at)
+            last = out[-1].originator_version
+            return Decided(out, lambda: len(out), streams=((tournament_id, last),))
+
+        run = self.games.writes.run(tournament_id, read, decided, fresh_first=True, in_thread=True)
+        written: int = self.games.blocking(run)
+        return written
 
 
-def fold_stream(tournament_id: UUID, events: list[Any]) -> Tournament:
-    """A tournament from its stored events (`Recorded`, or export lines as namespaces)."""
-    state: Tournament | None = None
-    for e in events:
-        state = evolve(state, str(tournament_id), {"type": e.type[len(PREFIX) :], **e.data})
-    assert state is not None, "a tournament stream starts with its created event"
-    return state
+def _recorded(
+    tournament_id: UUID, after: Folded | None, events: list[dict[str, Any]], at: str
+) -> list[Recorded]:
+    """The tournament's events after `after`, stamped `at` and chained."""
+    version = after.version if after else 0
+    prev = after.last_hash if after else GENESIS
+    out: list[Recorded] = []
+    for event in events:
+        data = {k: v for k, v in event.items() if k != "type"}
+        version += 1
+        e = recorded(
+            tournament_id, version, prev, PREFIX + event["type"], "system", None, None, data, at
+        )
+        out.append(e)
+        prev = e.hash
+    return out
 
 
 def _game_range(state: Tournament) -> tuple[int, int]:

@@ -1,8 +1,8 @@
 """A typed client of API v1 over httpx: what a program needs to play (docs/api.md).
 
-Answers decode into the structs the server encodes them from (`api.schemas`, the source of
-openapi/openapi.json), and a game's moves into its own command types (`commands`), so a bot
-works with `ChooseRole(role="settler")`, not with dicts. Every write carries an
+Answers decode into the client's own structs (`tabletop.answers`, which mirror the response
+bodies of openapi/openapi.json), and a game's moves into its own command types (`commands`),
+so a bot works with `ChooseRole(role="settler")`, not with dicts. Every write carries an
 Idempotency-Key; a write whose answer is lost (a dropped connection, a 503) is sent again
 with the same key, so it is applied once. A refusal raises `ApiError` with its stable code.
 
@@ -23,28 +23,37 @@ from typing import Any, TypeVar
 import httpx
 import msgspec
 
-from api.game_types import GameTypeSchemas
-from api.schemas import (
+from domain.registry import GAMES
+from tabletop.answers import (
     AuditOut,
+    ClockOut,
+    EventOut,
     EventPage,
     GameOut,
     GameType,
+    GameTypeSchemas,
     LegalMoves,
     MoveResult,
     PlayerCreated,
+    SeatClock,
+    SeatOut,
 )
-from domain.registry import GAMES
 
 __all__ = [
     "ApiError",
     "AuditOut",
     "Client",
+    "ClockOut",
+    "EventOut",
     "EventPage",
     "GameOut",
     "GameType",
+    "GameTypeSchemas",
     "LegalMoves",
     "MoveResult",
     "PlayerCreated",
+    "SeatClock",
+    "SeatOut",
     "commands",
 ]
 
@@ -68,7 +77,8 @@ class ApiError(Exception):
 
 def commands(game: str, moves: list[dict[str, Any]]) -> list[Any]:
     """Legal moves as the game's command structs (`domain.<game>.commands`)."""
-    return msgspec.convert(moves, list[GAMES[game].command_type])
+    command_type = GAMES[game].command_type
+    return [msgspec.convert(move, command_type) for move in moves]
 
 
 class Client:

@@ -63,7 +63,7 @@ from domain.simulate import play
 from service import snapshots
 from service.fold import SERVICE_EVENTS, Fold, new_fold
 from service.fold_cache import deep_size
-from service.games import GameService
+from tests.support.games import GameService
 from service.pg_recorder import TOPIC as RECORDER_TOPIC
 from service.players import Players
 from service.reader import read_events

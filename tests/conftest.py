@@ -29,6 +29,7 @@ from api.main import build
 from domain.registry import GAMES, register
 from service.settings import Settings
 from tests import secret_duel
+from tests.support import games as games_support
 from tests.support.api import Api
 
 register(secret_duel.GAME)
@@ -183,3 +184,11 @@ class LiveServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+@pytest.fixture(autouse=True)
+def _close_game_services() -> Iterator[None]:
+    """Every test's game services stop their bot runners and loops after it."""
+    yield
+    while games_support.OPEN:
+        games_support.OPEN.pop().close()

@@ -121,6 +121,9 @@ class SecretDuel:
     command_type = Command
     event_type = Event
     bots: dict[str, Any] = {}
+    can_sample_hidden = False  # no `sample_hidden`: random bots only, no `mcts`
+    evaluation = None
+    rollout_bot = None
 
     def validate_options(self, options: Options, seats: int) -> None:
         if not 1 <= options.rounds <= 10:

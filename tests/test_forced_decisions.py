@@ -12,7 +12,12 @@ from domain.contract import Game, random_bot
 from domain.registry import GAMES
 from domain.santa_maria import commands as sm
 from domain.simulate import play
-from tests.support.sampling import describe, game_seeds, games_per_config
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    games_per_config,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 # The hosted games (rules and rulings in docs/games/); the tests-only game is not one of them.
 HOSTED = ("caylus", "plus-ultra", "puerto-rico", "santa-maria")

@@ -6,18 +6,24 @@ from __future__ import annotations
 import inspect
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import pytest
 
 from domain.bots import bot_names, resolve_bot, searchable
-from domain.contract import Bot, Game, RuleError, SeatInfo, random_bot
+from domain.contract import CAPABILITIES, Bot, Evaluation, Game, RuleError, SeatInfo, random_bot
 from domain.randomness import rng_for
-from domain.registry import GAMES
+from domain.registry import GAMES, register
 from domain.simulate import play
 from tests.conftest import all_games
-from tests.support.sampling import describe, game_seeds, games_per_config
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    games_per_config,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def _configs() -> list[tuple[str, int]]:
@@ -115,6 +121,30 @@ def test_options_and_commands_refuse_garbage_with_rule_errors(name: str) -> None
             game.decide(state, other_seat, legal[0], random.Random(0))
 
 
+@pytest.mark.parametrize("name", all_games())
+def test_every_game_declares_its_optional_capabilities(name: str) -> None:
+    """Each of contract.CAPABILITIES, with a value of its type (None where it has none):
+    the search and the bot specs read them and never probe for them."""
+    game: Game[Any, Any] = GAMES[name]
+    assert isinstance(game.can_sample_hidden, bool)
+    assert game.can_sample_hidden == callable(getattr(type(game), "sample_hidden", None))
+    assert game.evaluation is None or isinstance(game.evaluation, Evaluation)
+    assert game.rollout_bot is None or callable(game.rollout_bot)
+    assert ("mcts" in bot_names(game)) == game.can_sample_hidden
+
+
+def test_a_game_that_leaves_a_capability_undeclared_is_refused() -> None:
+    class Undeclared:
+        name = "undeclared"
+        can_sample_hidden = False
+        evaluation = None  # and no rollout_bot
+
+    with pytest.raises(TypeError, match="rollout_bot"):
+        register(Undeclared())  # type: ignore[arg-type]
+    assert "undeclared" not in GAMES
+    assert set(CAPABILITIES) == {"can_sample_hidden", "evaluation", "rollout_bot"}
+
+
 # --- fair bots: a bot decides from its seat's information only ---------------------------
 
 TINY_MCTS = "mcts:p=3,r=random"  # the tree, widening and rollouts at a test's cost
@@ -152,6 +182,38 @@ def positions(
 
     opts = game.options_type() if options is None else options
     play(game, opts, [random_bot] * seats, seed, on_decision=keep)
+    return kept
+
+
+def sample_positions(
+    game: Game[Any, Any],
+    seats: int,
+    seed: bytes,
+    count: int,
+    where: Callable[[Any, int], bool] | None = None,
+) -> list[tuple[Any, int]]:
+    """`count` real positions drawn uniformly from one random game (fewer only when the game
+    has fewer decisions, or fewer for which `where(state, seat)` holds), as `positions`
+    gives them. For a test that needs some positions: `positions` keeps each decision with a
+    probability, so it keeps none now and then (0.95 ** 76 = 2% of the time at 5% of a
+    76-decision game), while a reservoir of `count` is never empty."""
+    pick = random.Random(seed + b"/positions")
+    kept: list[tuple[Any, int]] = []
+    seen = 0
+
+    def keep(state: Any, seat: int, command: Any) -> None:
+        nonlocal seen
+        if where is not None and not where(state, seat):
+            return
+        seen += 1
+        if len(kept) < count:
+            kept.append((game.clone(state), seat))
+        else:
+            slot = pick.randrange(seen)
+            if slot < count:
+                kept[slot] = (game.clone(state), seat)
+
+    play(game, game.options_type(), [random_bot] * seats, seed, on_decision=keep)
     return kept
 
 

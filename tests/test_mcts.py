@@ -6,6 +6,7 @@ strength are a command (`tabletop duel --bot mcts --against greedy --games 200`)
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -13,15 +14,19 @@ import pytest
 
 from domain import bots as B
 from domain.bots import BotSpecError, bot_names, parse_budget, resolve_bot, searchable
-from domain.contract import Game, SeatInfo
+from domain.contract import Game, SeatInfo, random_bot
 from domain.registry import GAMES
 from domain.search import Budget, estimated_rewards, rewards
 from domain.simulate import play
 from service.selfplay import duel, wilson
 from tests.conftest import all_games
 from tests.support.api import Api
-from tests.support.sampling import describe, game_seeds
-from tests.test_game_contract import positions
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
+from tests.test_game_contract import positions, sample_positions
 
 SEARCHABLE = [name for name in all_games() if searchable(GAMES[name])]
 
@@ -37,13 +42,14 @@ def test_mcts_is_deterministic_for_a_seed_and_a_budget(name: str) -> None:
     bot = resolve_bot(game, _spec(name))
     label = f"mcts-determinism/{name}"
     seed = game_seeds(label, 1)[0]
-    found = positions(game, game.max_players, seed, 0.03)
-    assert found, describe(label, 0)
-    for state, seat in found[:2]:
+    found = sample_positions(game, game.max_players, seed, 2)
+    assert len(found) == 2, describe(label, 0)
+    for state, seat in found:
         info = SeatInfo.of(game, state, seat)
         first = bot(game, info, random.Random(seed))
-        assert first in info.legal
-        assert bot(game, SeatInfo.of(game, state, seat), random.Random(seed)) == first
+        assert first in info.legal, describe(label, 0)
+        again = bot(game, SeatInfo.of(game, state, seat), random.Random(seed))
+        assert again == first, describe(label, 0)
 
 
 def test_a_game_with_an_mcts_bot_replays_to_the_same_events() -> None:
@@ -52,14 +58,16 @@ def test_a_game_with_an_mcts_bot_replays_to_the_same_events() -> None:
     seed = game_seeds("mcts-replay", 1)[0]
     first = play(game, game.options_type(), bots, seed)
     again = play(game, game.options_type(), bots, seed)
-    assert first.result is not None
-    assert msgspec.to_builtins(first.events) == msgspec.to_builtins(again.events)
+    assert first.result is not None, describe("mcts-replay", 0)
+    same = msgspec.to_builtins(first.events) == msgspec.to_builtins(again.events)
+    assert same, describe("mcts-replay", 0)
 
 
 def test_bot_specs_and_budgets() -> None:
     game: Game[Any, Any] = GAMES["caylus"]
     assert bot_names(game) == ["random", "greedy", "mcts"]
-    horizon = game.evaluation.horizon  # type: ignore[attr-defined]
+    assert game.evaluation is not None
+    horizon = game.evaluation.horizon
     assert parse_budget(game, "mcts") == Budget(
         playouts=B.DEFAULT_PLAYOUTS, rollout="greedy", horizon=horizon
     )
@@ -136,6 +144,21 @@ def _random(game: Any, info: SeatInfo, rng: random.Random) -> Any:
     return rng.choice(info.legal)
 
 
+def _first_position(
+    game: Game[Any, Any], seats: int, seed: bytes, where: Callable[[Any, int], bool]
+) -> tuple[Any, int] | None:
+    """The first position of a random game where `where(state, seat)` holds: early, so that
+    rollouts played from it to the end are long."""
+    found: list[tuple[Any, int]] = []
+
+    def keep(state: Any, seat: int, command: Any) -> None:
+        if not found and where(state, seat):
+            found.append((game.clone(state), seat))
+
+    play(game, game.options_type(), [random_bot] * seats, seed, on_decision=keep)
+    return found[0] if found else None
+
+
 @pytest.mark.parametrize("name", SEARCHABLE)
 def test_rollouts_stop_at_the_horizon(name: str) -> None:
     """With a horizon the rollout policy plays at most that many moves per playout (plus the
@@ -143,13 +166,18 @@ def test_rollouts_stop_at_the_horizon(name: str) -> None:
     from domain.search import search
 
     game: Game[Any, Any] = GAMES[name]
-    settled = game.evaluation.settled or (lambda legal: False)  # type: ignore[attr-defined]
-    seed = game_seeds(f"mcts-horizon/{name}", 1)[0]
-    state, seat = next(
-        (s, t)
-        for s, t in positions(game, 4, seed, 0.1)
-        if len(game.legal_commands(s, t)) > 1 and not settled(game.legal_commands(s, t))
-    )
+    assert game.evaluation is not None
+    settled = game.evaluation.settled or (lambda legal: False)
+    label = f"mcts-horizon/{name}"
+    seed = game_seeds(label, 1)[0]
+
+    def searched(state: Any, seat: int) -> bool:
+        legal = game.legal_commands(state, seat)
+        return len(legal) > 1 and not settled(list(legal))
+
+    found = _first_position(game, 4, seed, searched)
+    assert found is not None, describe(label, 0)
+    state, seat = found
     calls = []
 
     def counted(game: Any, info: SeatInfo, rng: random.Random) -> Any:
@@ -160,12 +188,12 @@ def test_rollouts_stop_at_the_horizon(name: str) -> None:
         calls.clear()
         budget = Budget(playouts=6, rollout="random", horizon=horizon)
         chosen = search(game, SeatInfo.of(game, state, seat), random.Random(3), budget, counted)
-        assert chosen in game.legal_commands(state, seat)
+        assert chosen in game.legal_commands(state, seat), describe(label, 0)
         return len(calls)
 
-    assert moves(3) <= 6 * (3 + 1)
-    assert moves(0) <= 6
-    assert moves(None) > 6 * (3 + 1)
+    assert moves(3) <= 6 * (3 + 1), describe(label, 0)
+    assert moves(0) <= 6, describe(label, 0)
+    assert moves(None) > 6 * (3 + 1), describe(label, 0)
 
 
 def test_settled_decisions_are_left_to_the_prior() -> None:
@@ -175,7 +203,9 @@ def test_settled_decisions_are_left_to_the_prior() -> None:
     from domain.search import search
 
     game: Game[Any, Any] = GAMES["plus-ultra"]
-    settled = game.evaluation.settled  # type: ignore[attr-defined]
+    assert game.evaluation is not None and game.evaluation.settled is not None
+    settled = game.evaluation.settled
+    where = describe("mcts-settled", 0)
     seed = game_seeds("mcts-settled", 1)[0]
     calls = []
 
@@ -188,7 +218,7 @@ def test_settled_decisions_are_left_to_the_prior() -> None:
     seen = set()
     for state, seat in positions(game, 4, seed, 0.5):
         legal = game.legal_commands(state, seat)
-        assert settled(legal) or not isinstance(legal[0], C.PickCharacter)
+        assert settled(legal) or not isinstance(legal[0], C.PickCharacter), where
         if len(legal) < 2 or settled(legal) in seen:
             continue
         seen.add(settled(legal))
@@ -196,11 +226,11 @@ def test_settled_decisions_are_left_to_the_prior() -> None:
         info = SeatInfo.of(game, state, seat)
         chosen = search(game, info, random.Random(5), budget, counted, greedy)
         if settled(legal):
-            assert chosen == greedy(game, SeatInfo.of(game, state, seat), random.Random(5))
-            assert not calls
+            assert chosen == greedy(game, SeatInfo.of(game, state, seat), random.Random(5)), where
+            assert not calls, where
         else:
-            assert calls
-    assert seen == {True, False}
+            assert calls, where
+    assert seen == {True, False}, where
 
 
 def test_the_tree_tries_only_the_games_candidates() -> None:
@@ -219,19 +249,21 @@ def test_the_tree_tries_only_the_games_candidates() -> None:
     def first(game: Any, info: SeatInfo, rng: random.Random) -> Any:
         return info.legal[0]
 
-    game.evaluation = game.evaluation._replace(candidates=candidates)  # type: ignore[attr-defined]
+    assert game.evaluation is not None
+    game.evaluation = game.evaluation._replace(candidates=candidates)
     seed = game_seeds("mcts-candidates", 1)[0]
     budget = Budget(playouts=32, rollout="random", horizon=2)
-    searched = 0
-    for state, seat in positions(game, 3, seed, 0.2):
+
+    def wide(state: Any, seat: int) -> bool:
+        return len(game.legal_commands(state, seat)) >= 3
+
+    found = sample_positions(game, 3, seed, 12, where=wide)
+    assert len(found) >= 5, describe("mcts-candidates", 0)
+    for state, seat in found:
         legal = game.legal_commands(state, seat)
-        if len(legal) < 3 or searched == 12:
-            continue
-        searched += 1
         info = SeatInfo.of(game, state, seat)
         chosen = search(game, info, random.Random(7), budget, first, first)
         assert chosen in (legal[0], legal[-1]), describe("mcts-candidates", 0)
-    assert searched >= 5, describe("mcts-candidates", 0)
 
 
 @pytest.mark.parametrize("name", SEARCHABLE)
@@ -239,17 +271,19 @@ def test_each_game_estimates_every_seat(name: str) -> None:
     """A game's Evaluation gives one finite estimate per seat on real positions, and its
     default horizon is what `mcts` uses."""
     game: Game[Any, Any] = GAMES[name]
-    evaluation = game.evaluation  # type: ignore[attr-defined]
+    evaluation = game.evaluation
+    assert evaluation is not None
     assert parse_budget(game, "mcts").horizon == evaluation.horizon > 0
     label = f"mcts-estimate/{name}"
+    seed = game_seeds(label, 1)[0]
     for seats in (game.min_players, 4):
-        seed = game_seeds(label, 1)[0]
-        found = positions(game, seats, seed, 0.05)
-        assert found, describe(label, 0)
+        found = sample_positions(game, seats, seed, 8)
+        assert len(found) == 8, f"{describe(label, 0)} seats={seats}"
         for state, _ in found:
             estimates = evaluation.estimate(state)
-            assert len(estimates) == seats
-            assert all(isinstance(e, float) and abs(e) < 1e6 for e in estimates)
+            where = f"{describe(label, 0)} seats={seats}: {estimates}"
+            assert len(estimates) == seats, where
+            assert all(isinstance(e, float) and abs(e) < 1e6 for e in estimates), where
 
 
 def test_rewards_favour_the_winner_and_the_margin() -> None:

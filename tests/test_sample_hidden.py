@@ -14,7 +14,12 @@ from domain.contract import Game, random_bot
 from domain.randomness import rng_for
 from domain.registry import GAMES
 from tests.conftest import all_games
-from tests.support.sampling import describe, game_seeds, games_per_config
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    games_per_config,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 from tests.test_game_contract import option_sets, positions
 
 

@@ -17,7 +17,11 @@ from domain.contract import Game, random_bot
 from domain.registry import GAMES
 from domain.simulate import play
 from tests.conftest import all_games
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 from tests.test_game_contract import option_sets
 
 GAMES_PER_CONFIG = 16  # per option set: a few dozen games per game in all

@@ -40,7 +40,7 @@ from domain.caylus.state import CaylusOptions, CaylusState, initial_state
 from domain.caylus.view import CaylusView
 from domain.caylus.view import redact as _redact
 from domain.caylus.view import view as _view
-from domain.contract import Result, RuleError, rank
+from domain.contract import Bot, Evaluation, Result, RuleError, rank
 
 
 class Caylus:
@@ -52,7 +52,9 @@ class Caylus:
     command_type = Command
     event_type = Event
     bots = BOTS
-    evaluation = EVALUATION  # the search's estimate of an unfinished game
+    can_sample_hidden = True
+    evaluation: Evaluation | None = EVALUATION  # the search's estimate of an unfinished game
+    rollout_bot: Bot | None = None  # its rollouts play greedy
 
     def validate_options(self, options: CaylusOptions, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:

@@ -12,8 +12,7 @@ from domain.caylus import data, rules
 from domain.caylus.data import TILES
 from domain.caylus.evolve import evolve
 from domain.caylus.state import CaylusState
-from domain.contract import SeatInfo
-from domain.search import Evaluation
+from domain.contract import Evaluation, SeatInfo
 
 CUBE_VALUE = (1.0, 0.9, 1.1, 1.1, 2.6)  # F W S C G
 DENIER = 0.45

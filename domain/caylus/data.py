@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 # --- cubes -----------------------------------------------------------------------------
 
@@ -24,10 +24,14 @@ WORKERS = 6
 # --- tiles -----------------------------------------------------------------------------
 
 
+Family = Literal["neutral", "fixed", "wood", "stone", "residence", "prestige"]
+Kind = Literal["production", "market", "peddler", "construction", "lawyer", "exchange", "none"]
+
+
 class Tile(NamedTuple):
     id: str
-    family: str  # neutral | fixed | wood | stone | residence | prestige
-    kind: str  # production | market | peddler | construction | lawyer | exchange | none
+    family: Family
+    kind: Kind
     cost: tuple[str, ...] = ()  # cube letters; "X" = any cube (gold included)
     pp: int = 0
     favours: int = 0

@@ -7,7 +7,7 @@ player's holdings are the sum of their `resources_changed` events. Decision even
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Literal, Union
 
 import msgspec
 
@@ -81,7 +81,7 @@ class ProvostMoved(_Event, tag="provost_moved", frozen=True):
     seat: int
     delta: int
     position: int
-    source: str  # merchants_guild | bid
+    source: Literal["merchants_guild", "bid"]
     auto: bool = False
 
 
@@ -110,13 +110,16 @@ class InnDecided(_Event, tag="inn_decided", frozen=True):
 # --- phase 5 ----------------------------------------------------------------------------------
 
 
+Action = Literal["produce", "sell", "buy", "build", "build_prestige", "transform", "exchange"]
+
+
 class Activated(_Event, tag="activated", frozen=True):
     """A road building's activation resolved by its worker's player."""
 
     seat: int
     space: int
     tile: str
-    action: str  # produce | sell | buy | build | build_prestige | transform | exchange
+    action: Action
     choice: str  # the option taken, "none" when declined
     auto: bool = False
 

@@ -651,7 +651,7 @@ def _apply_activation(st: CaylusState, seat: int, space: int, c: Any, auto: bool
     tile = st.tiles[space]
     st.players[seat]
 
-    def act(action: str, choice: str) -> ev.Activated:
+    def act(action: ev.Action, choice: str) -> ev.Activated:
         return ev.Activated(
             seat=seat, space=space, tile=tile, action=action, choice=choice, auto=auto
         )

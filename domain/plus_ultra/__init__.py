@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domain.contract import Result
+from domain.contract import Bot, Evaluation, Result
 from domain.plus_ultra import data as D
 from domain.plus_ultra import rules
 from domain.plus_ultra.commands import Command
@@ -53,12 +53,14 @@ class PlusUltra:
     options_type = Options
     command_type = Command
     event_type = Event
+    can_sample_hidden = True
 
     def __init__(self) -> None:
         from domain.plus_ultra.bots import EVALUATION, greedy
 
         self.bots: dict[str, Any] = {"greedy": greedy}
-        self.evaluation = EVALUATION  # the search's estimate of an unfinished game
+        self.evaluation: Evaluation | None = EVALUATION  # the search's estimate of a game
+        self.rollout_bot: Bot | None = None  # its rollouts play greedy
 
     def validate_options(self, options: Options, seats: int) -> None:
         rules.validate_options(options, seats)

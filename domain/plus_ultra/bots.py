@@ -10,14 +10,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domain.contract import SeatInfo
+from domain.contract import Evaluation, SeatInfo
 from domain.plus_ultra import commands as C
 from domain.plus_ultra import data as D
 from domain.plus_ultra import events as E
 from domain.plus_ultra.evolve import evolve
 from domain.plus_ultra.rules import action_options, decide
 from domain.plus_ultra.state import State, clone
-from domain.search import Evaluation
 
 
 def _progress(st: State) -> float:

@@ -3,7 +3,7 @@ hidden data are marked HIDDEN with who may see them; `view.redact` blanks them."
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 import msgspec
 
@@ -161,7 +161,7 @@ class EstateDiscarded(_Event, tag="estate_discarded", frozen=True):
 
 class NativesResolved(_Event, tag="natives_resolved", frozen=True):
     seat: int
-    method: str  # bull | pay | decline
+    method: Literal["bull", "pay", "decline"]
     automatic: bool = False
 
 
@@ -178,7 +178,7 @@ class LevyResolved(_Event, tag="levy_resolved", frozen=True):
 
 class RaidResolved(_Event, tag="raid_resolved", frozen=True):
     seat: int
-    choice: str  # tire | pay | none
+    choice: Literal["tire", "pay", "none"]
     automatic: bool = False
 
 
@@ -203,7 +203,7 @@ class NativesAttacked(_Event, tag="natives_attacked", frozen=True):
 class GoodShipped(_Event, tag="good_shipped", frozen=True):
     row: int
     tile: str
-    to: str  # market | surplus
+    to: Literal["market", "surplus"]
 
 
 class CrownHoarded(_Event, tag="crown_hoarded", frozen=True):

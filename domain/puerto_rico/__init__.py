@@ -33,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from domain.contract import Result, RuleError, rank
+from domain.contract import Bot, Evaluation, Result, RuleError, rank
 from domain.puerto_rico import rules
 from domain.puerto_rico.board import score_breakdown, tiebreak
 from domain.puerto_rico.commands import Command
@@ -86,13 +86,14 @@ class PuertoRico:
     options_type = Options
     command_type = Command
     event_type = Event
+    can_sample_hidden = True
 
     def __init__(self) -> None:
         from domain.puerto_rico.bots import BOTS, EVALUATION, rollout
 
         self.bots = BOTS
-        self.rollout_bot = rollout  # the search's rollout policy (domain/bots.py)
-        self.evaluation = EVALUATION  # the search's estimate of an unfinished game
+        self.rollout_bot: Bot | None = rollout  # the search's rollout policy (domain/bots.py)
+        self.evaluation: Evaluation | None = EVALUATION  # its estimate of an unfinished game
 
     def validate_options(self, options: Options, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:

@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domain.contract import RuleError, SeatInfo, random_bot
+from domain.contract import Evaluation, RuleError, SeatInfo, random_bot
 from domain.puerto_rico import commands as C
 from domain.puerto_rico.board import score_breakdown
 from domain.puerto_rico.data import PRICE, PRODUCERS
 from domain.puerto_rico.state import State
-from domain.search import Evaluation
 
 SAMPLE = 40  # commands tried per decision at most
 

@@ -3,7 +3,7 @@ rules read every number from here."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 # --- goods, plantations, quarries ---------------------------------------------------
 
@@ -87,9 +87,12 @@ CITY_SPACES = 12
 # --- buildings ----------------------------------------------------------------------
 
 
+BuildingKind = Literal["prod_small", "prod_large", "violet_small", "violet_large"]
+
+
 class Building(NamedTuple):
     id: str
-    kind: str  # prod_small, prod_large, violet_small, violet_large
+    kind: BuildingKind
     good: int  # GOODS index for production buildings, else -1
     cost: int
     vp: int
@@ -115,7 +118,7 @@ class Building(NamedTuple):
 
 def _b(
     id: str,
-    kind: str,
+    kind: BuildingKind,
     good: str,
     cost: int,
     vp: int,

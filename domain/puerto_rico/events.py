@@ -3,11 +3,16 @@ event; fields carrying hidden data are blanked by `view.redact`."""
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Literal, Union
 
 import msgspec
 
 from domain.puerto_rico.commands import BlackMarket
+
+Before = Literal["craftsman", "captain", "end"]  # what a guest window comes before
+WindowFor = Literal["", "craftsman", "captain", "end"]  # the last window's `before` ("": none)
+Colonist = Literal["supply", "ship"]  # where the hospice's or university's colonist comes from
+SettleSource = Literal["face_up", "quarry", "forest"]
 
 
 class _E(msgspec.Struct, tag_field="type", frozen=True):
@@ -70,9 +75,9 @@ class HaciendaPlaced(_E, tag="hacienda_placed", frozen=True):
 
 class Settled(_E, tag="settled", frozen=True):
     seat: int
-    source: str  # face_up | quarry | forest
+    source: SettleSource
     tile: str  # plantation kind, "quarry", or the forest's hidden identity
-    hospice: str | None = None  # supply | ship
+    hospice: Colonist | None = None
     library: bool = False
 
 
@@ -102,7 +107,7 @@ class Built(_E, tag="built", frozen=True):
     seat: int
     building: str
     paid: int
-    university: str | None = None  # supply | ship
+    university: Colonist | None = None
     black_market: BlackMarket | None = None
     church_vp: int = 0
     city_full: bool = False
@@ -182,7 +187,7 @@ class PhaseEnded(_E, tag="phase_ended", frozen=True):
 
 class GuestWindowOpened(_E, tag="guest_window_opened", frozen=True):
     seats: list[int]
-    before: str  # craftsman | captain | end
+    before: Before
 
 
 class GuestMoved(_E, tag="guest_moved", frozen=True):

@@ -192,7 +192,7 @@ def _finish(ctx: Ctx) -> None:
 # ============================================================================ guest house
 
 
-def _open_window(ctx: Ctx, before: str) -> bool:
+def _open_window(ctx: Ctx, before: E.Before) -> bool:
     s = ctx.s
     seats = [seat for seat in _order_from(s, max(s.chooser, 0)) if movable_guest(s, seat)]
     if not seats:
@@ -313,7 +313,7 @@ def _ensure_stack(ctx: Ctx) -> None:
         ctx.emit(E.StackShuffled(size=len(order), order=order))
 
 
-def _stock_source(s: State) -> str:
+def _stock_source(s: State) -> E.Colonist:
     return "supply" if s.colonists > 0 else "ship"
 
 
@@ -321,14 +321,15 @@ def _do_settle(ctx: Ctx, seat: int, cmd: C.Settle) -> None:
     s = ctx.s
     library = s.step == "settler_library"
     hospice = _stock_source(s) if cmd.hospice else None
+    source: E.SettleSource
     if cmd.source == "forest":
         _ensure_stack(ctx)
-        tile = s.stack[-1]
+        source, tile = "forest", s.stack[-1]
     elif cmd.source == "quarry":
-        tile = "quarry"
-    else:
-        tile = cmd.kind or ""
-    ctx.emit(E.Settled(seat=seat, source=cmd.source, tile=tile, hospice=hospice, library=library))
+        source, tile = "quarry", "quarry"
+    else:  # face_up, the one source left that the check lets through
+        source, tile = "face_up", cmd.kind or ""
+    ctx.emit(E.Settled(seat=seat, source=source, tile=tile, hospice=hospice, library=library))
     _settler_after_turn(ctx, seat, library)
 
 
@@ -789,7 +790,7 @@ def _do_build(ctx: Ctx, seat: int, cmd: C.Build) -> None:
     church = 0
     if board.buildings.get("church", 0) > 0 and cmd.building != "church":
         church = 2 if b.column == 4 else 1 if b.column in (2, 3) else 0
-    uni = None
+    uni: E.Colonist | None = None
     if cmd.university:
         returned = cmd.black_market is not None and cmd.black_market.colonist_from is not None
         uni = "supply" if s.colonists + (1 if returned else 0) > 0 else "ship"

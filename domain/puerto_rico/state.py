@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
+from domain.puerto_rico.events import WindowFor
+
 
 class Options(msgspec.Struct, kw_only=True, frozen=True):
     """Game options plus `auto_forced` (auto-apply rule)."""
@@ -59,7 +61,7 @@ class State(msgspec.Struct, kw_only=True):
     roles: dict[str, int] = msgspec.field(default_factory=dict)  # role -> doubloons on card
     passes: int = 0  # consecutive captain-phase passes
     window: list[int] = msgspec.field(default_factory=list)  # guest window: seats not done
-    window_for: str = ""  # craftsman | captain | end
+    window_for: WindowFor = ""
     # per-phase memory
     hacienda_used: bool = False
     hacienda_tile: str | None = None  # drawn, awaiting hacienda_place (secret)

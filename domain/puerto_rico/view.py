@@ -38,7 +38,7 @@ class Progress(msgspec.Struct, kw_only=True):
     first_governor: int
     picks: int  # roles picked this round
     passes: int  # consecutive passes in the captain phase
-    window_for: str  # what a guest window comes before: craftsman, captain or end
+    window_for: E.WindowFor  # what a guest window comes before ("": none yet)
     last_phase: str  # the phase that ended last
     hacienda_used: bool  # this settler turn
     wharf_used: list[bool]  # per seat, this captain phase

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.contract import Bot, Result
+from domain.contract import Bot, Evaluation, Result
 from domain.santa_maria import bots as _bots
 from domain.santa_maria import rules, scoring
 from domain.santa_maria import view as _view
@@ -44,11 +44,12 @@ class SantaMariaGame:
     options_type = SantaMariaOptions
     command_type: Any = Command
     event_type: Any = Event
+    can_sample_hidden = True
 
     def __init__(self) -> None:
         self.bots: dict[str, Bot] = {"greedy": _bots.greedy}
-        self.rollout_bot: Bot = _bots.rollout  # the search's rollout policy (domain/bots.py)
-        self.evaluation = _bots.EVALUATION  # the search's estimate of an unfinished game
+        self.rollout_bot: Bot | None = _bots.rollout  # the search's rollout policy (bots.py)
+        self.evaluation: Evaluation | None = _bots.EVALUATION  # its estimate of a game not over
 
     def validate_options(self, options: Any, seats: int) -> None:
         rules.validate_options(options, seats)

@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from domain.contract import SeatInfo
+from domain.contract import Evaluation, SeatInfo
 from domain.santa_maria import commands as cmd
 from domain.santa_maria import data
 from domain.santa_maria.estimate import estimate
@@ -18,7 +18,6 @@ from domain.santa_maria.evolve import evolve
 from domain.santa_maria.rules import NON_BUILDINGS, decide, decision_answers
 from domain.santa_maria.scoring import breakdown
 from domain.santa_maria.state import SantaMariaState, clone
-from domain.search import Evaluation
 
 RESOURCE_VALUE = {"wood": 0.85, "grain": 0.8, "sugar": 1.4, "gem": 1.4, "gold": 1.6}
 FREE_ACTIONS = (cmd.Sell, cmd.Buy, cmd.Alchemy)

@@ -7,6 +7,8 @@ from typing import Union
 
 import msgspec
 
+from domain.santa_maria.state import DecisionKind
+
 
 class _Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     pass
@@ -178,14 +180,14 @@ class PointsScored(_Event, tag="points_scored", frozen=True):
 
 class DecisionOpened(_Event, tag="decision_opened", frozen=True):
     seat: int
-    decision: str
+    decision: DecisionKind
     building: str = ""
     max_extra: int = 0
 
 
 class Declined(_Event, tag="declined", frozen=True):
     seat: int
-    decision: str
+    decision: DecisionKind
 
 
 class Traded(_Event, tag="traded", frozen=True):

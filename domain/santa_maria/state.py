@@ -3,6 +3,8 @@ stack and of the two expansion stacks) live here and stop at `view.py`."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 from msgspec.structs import replace
 
@@ -13,10 +15,14 @@ class SantaMariaOptions(msgspec.Struct, kw_only=True, frozen=True):
     colony_boards: str = "random"  # random | draft
 
 
+DecisionKind = Literal["trade", "ship", "religion", "conquistador", "recruit", "road"]
+Phase = Literal["setup", "draft", "play", "year_end", "over"]
+
+
 class Decision(msgspec.Struct, kw_only=True):
     """A pending optional choice of the active player."""
 
-    kind: str  # trade | ship | religion | conquistador | recruit | road
+    kind: DecisionKind
     building: str = ""  # TG | TL for a trade
     max_extra: int = 0  # religion: 1 (2 with SC07); conquistador: 1 (SC08)
 
@@ -57,7 +63,7 @@ class PlayerState(msgspec.Struct, kw_only=True):
 class SantaMariaState(msgspec.Struct, kw_only=True):
     seats: int
     options: SantaMariaOptions
-    phase: str = "setup"  # setup | draft | play | year_end | over
+    phase: Phase = "setup"
     year: int = 0
     start_player: int = 0
     active: int = -1

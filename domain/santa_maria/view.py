@@ -11,6 +11,7 @@ import msgspec
 from domain.santa_maria import events as ev
 from domain.santa_maria.state import (
     Decision,
+    Phase,
     PlayerState,
     SantaMariaOptions,
     SantaMariaState,
@@ -21,7 +22,7 @@ from domain.santa_maria.state import (
 class SantaMariaView(msgspec.Struct, kw_only=True):
     seats: int
     options: SantaMariaOptions
-    phase: str
+    phase: Phase
     year: int
     start_player: int
     active: int

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 FORMATS = ("swiss", "round-robin", "knockout")
+Status = Literal["open", "running", "finished"]
 
 
 @dataclass
@@ -36,7 +37,7 @@ class Tournament:
     entrants: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {name, bot}
     withdrawn: set[str] = field(default_factory=set)
     registrations: int = 0  # registered events so far (withdrawals do not lower it)
-    status: str = "open"  # open | running | finished
+    status: Status = "open"
     rounds: list[Round] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None  # the final ones, once finished
 

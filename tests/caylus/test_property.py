@@ -19,7 +19,12 @@ from domain.caylus import commands as cmd
 from domain.contract import RuleError, SeatInfo, random_bot
 from domain.simulate import play
 from tests.caylus.invariants import InvariantChecker
-from tests.support.sampling import describe, game_seeds, games_per_config
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    games_per_config,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 CONFIGS = [
     (n, fav, jeweller)

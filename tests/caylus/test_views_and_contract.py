@@ -17,7 +17,11 @@ from domain.caylus import commands as cmd
 from domain.caylus import events as ev
 from domain.contract import RuleError, random_bot
 from domain.simulate import play
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def test_game_surface() -> None:

@@ -11,9 +11,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from api import game_types, schemas
 from api.bot_runner import Planner, PolicyError, Runner, Turn, policy_named
 from domain.caylus.commands import Pass as CaylusPass
 from service.settings import Settings
+from tabletop import answers
 from tabletop.client import ApiError, Client, commands
 from tests.conftest import LiveServer
 from tests.support.bot import serve_games
@@ -100,3 +102,24 @@ def test_planning_policies_play_a_game_that_hides_the_state(server: str) -> None
         assert runner.play(game.id) > 0
         with pytest.raises(PolicyError, match="no policy"):
             policy_named("tests.docs.nowhere:policy")
+
+
+def _shape(schema: Any) -> Any:
+    """A JSON Schema without its prose (titles and descriptions, from docstrings), not the
+    fields so named."""
+    if isinstance(schema, dict):
+        prose = ("title", "description")
+        return {k: _shape(v) for k, v in schema.items() if k not in prose or type(v) is not str}
+    return [_shape(s) for s in schema] if isinstance(schema, list) else schema
+
+
+ANSWERS = sorted(n for n, v in vars(answers).items() if isinstance(v, type(msgspec.Struct)))
+
+
+@pytest.mark.parametrize("name", ANSWERS)
+def test_the_clients_answers_are_the_servers_bodies(name: str) -> None:
+    """The client decodes answers into structs of its own (it imports nothing of the
+    server): each has the fields and types of the body the server encodes."""
+    mine = getattr(answers, name)
+    server = getattr(schemas, name, None) or getattr(game_types, name)
+    assert _shape(msgspec.json.schema(mine)) == _shape(msgspec.json.schema(server))

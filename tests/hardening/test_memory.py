@@ -11,7 +11,7 @@ from litestar.testing import TestClient
 
 from api.main import build
 from service.fold_cache import FoldCache, deep_size
-from service.games import GameService
+from tests.support.games import GameService
 from service.settings import Settings
 from service.store import open_store
 from tests.projections.conftest import bot_games

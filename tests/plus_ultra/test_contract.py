@@ -10,7 +10,11 @@ from domain.plus_ultra import GAME
 from domain.plus_ultra import commands as C
 from domain.plus_ultra.state import Options
 from domain.simulate import play
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def test_game_object() -> None:

@@ -16,7 +16,11 @@ from domain.plus_ultra import events as E
 from domain.plus_ultra.state import Options, State
 from domain.simulate import play
 from tests.plus_ultra.helpers import act, at_rounds, fresh
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 enc = msgspec.json.encode
 

@@ -17,7 +17,11 @@ from domain.plus_ultra import data as D
 from domain.plus_ultra.state import Options
 from domain.simulate import play
 from tests.plus_ultra.invariants import Tracker, check, check_settled
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 CONFIGS = {
     "2p": (2, Options()),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player
 from tests.support.api import Api
 

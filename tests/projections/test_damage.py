@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from projections.runner import GamesRunner, view_for
-from service.games import GameService
+from tests.support.games import GameService
 from service.settings import Settings
 from service.store import MsgspecTranscoder, open_store
 from tests.projections.conftest import bot_games

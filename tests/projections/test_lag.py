@@ -19,7 +19,7 @@ import pytest
 from domain.registry import GAMES
 from projections.runner import GamesRunner, lag, view_for
 from service.errors import Problem
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player
 from service.settings import Settings
 from service.store import open_store

@@ -16,7 +16,7 @@ import httpx
 import msgspec
 import pytest
 
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player
 from service.settings import Settings
 from service.store import open_store

@@ -12,8 +12,8 @@ import sys
 import time
 
 from projections.runner import GamesRunner, rebuild, view_for
-from projections.wakeup import ring
-from service.games import GameService
+from service.wakeup import ring
+from tests.support.games import GameService
 from service.settings import Settings
 from service.store import open_store
 from tests.projections.conftest import bot_games

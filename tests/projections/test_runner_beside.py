@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from projections.runner import view_for
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Players
 from service.settings import Settings
 from service.store import open_store

@@ -14,7 +14,11 @@ from domain.puerto_rico import commands as C
 from domain.puerto_rico import events as E
 from domain.simulate import play
 from tests.puerto_rico.helpers import act, give, pick, table
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def _forest_loving_bot(game: Any, info: SeatInfo, rng: random.Random) -> Any:

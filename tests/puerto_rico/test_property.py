@@ -19,7 +19,11 @@ from domain.puerto_rico import events as E
 from domain.puerto_rico.data import BUILDING_ORDER, GOODS
 from domain.simulate import play
 from tests.puerto_rico.invariants import check, check_must_fill, final_scores
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 CONFIGS = [
     (n, exp, auto) for n in (2, 3, 4, 5) for exp in ("none", "new-buildings") for auto in (True,)

@@ -16,7 +16,11 @@ from domain.santa_maria.bots import value
 from domain.santa_maria.estimate import FEATURES, estimate
 from domain.simulate import play
 from tests import fit_estimate as fit
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 GAME = GAMES["santa-maria"]
 

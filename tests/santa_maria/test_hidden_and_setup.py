@@ -14,7 +14,11 @@ from domain.santa_maria import commands as cmd
 from domain.santa_maria import events as ev
 from domain.santa_maria.state import SantaMariaOptions
 from domain.simulate import play
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 ENC = msgspec.json.Encoder()
 

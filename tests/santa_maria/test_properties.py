@@ -21,7 +21,11 @@ from domain.santa_maria.bots import greedy
 from domain.santa_maria.state import SantaMariaOptions
 from domain.simulate import play
 from tests.santa_maria.invariants import InvariantChecker
-from tests.support.sampling import describe, game_seeds
+from tests.support.sampling import (
+    describe,
+    game_seeds,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 CONFIGS = [(n, mode) for n in (2, 3, 4) for mode in ("random", "draft")]
 ENC = msgspec.json.Encoder()

@@ -14,7 +14,7 @@ import pytest
 from projections.runner import GamesRunner, view_for
 from service.audit import export_lines, stored_lines, verify
 from service.chain import GENESIS, line_hash
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp
@@ -148,7 +148,7 @@ def test_a_damaged_game_does_not_hold_up_the_other_timeouts(
                 (b"{not json", damaged.id),
             )
         clock.advance(61)
-        keeper = Timekeeper(GameService(store, now=clock), view_for(store))
+        keeper = Timekeeper(GameService(store, now=clock).games, view_for(store))
         keeper.tick()
         assert keeper.applied == 1
         timed = [x for x in stored_lines(store, healthy.id) if x["type"] == "timed_out"]

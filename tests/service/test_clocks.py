@@ -20,7 +20,7 @@ from service.audit import export_lines, stored_lines, verify
 from service.clocks import micros, stamp
 from service.errors import Conflict
 from service.fold import Fold
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
@@ -196,7 +196,7 @@ def test_after_a_restart_every_passed_deadline_is_applied_once_in_deadline_order
         clock.advance(10)
     clock.advance(45)  # now 95 s: the timekeeper was down while games 0-3 (60-90 s) ran out
     runner.caught_up(10)
-    restarted = Timekeeper(elsewhere(clock), view_for(store))
+    restarted = Timekeeper(elsewhere(clock).games, view_for(store))
     assert restarted.tick() == 4
     assert restarted.tick() == 0  # each once
     order = []
@@ -232,7 +232,7 @@ def test_two_timekeepers_at_once_apply_each_timeout_once(
     runner.caught_up(10)
     # Their clocks differ by a microsecond: byte-identical timeouts would read as one save.
     clocks = [FakeClock(stamp(clock.us)), FakeClock(stamp(clock.us + 1))]
-    keepers = [Timekeeper(elsewhere(c), view_for(store)) for c in clocks]
+    keepers = [Timekeeper(elsewhere(c).games, view_for(store)) for c in clocks]
     start = threading.Barrier(2)
 
     def keep(keeper: Timekeeper) -> None:

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from service.fold import Fold, new_fold
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store

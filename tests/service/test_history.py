@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from service.audit import stored_lines
-from service.games import GameService
+from tests.support.games import GameService
 from service.history import History
 from service.players import Players
 from service.reader import read_events

@@ -14,7 +14,8 @@ import pytest
 from eventsourcing.persistence import RecordConflictError
 
 from service.errors import Conflict, Forbidden
-from service.games import GameService, MoveAnswer
+from service.games import MoveAnswer
+from tests.support.games import GameService
 from service.loop_writer import LoopWriter
 from service.players import Player, Players
 from service.store import EventStoreApp

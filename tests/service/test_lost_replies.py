@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import IntegrityError, OperationalError
 
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player, Players
 from service.store import EventStoreApp
 from tests.support.events import stored_versions

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from service.errors import Conflict, Problem, Unprocessable
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
@@ -34,7 +34,7 @@ def _open_duel(settings: Settings, stores: list[EventStoreApp]) -> tuple[EventSt
     service = GameService(store)
     fold = service.create(player, "secret-duel", 3, {}, {1: "random", 2: "random"})
     service.join(player, fold.id, 0)
-    return store, player, service.get(fold.id)
+    return store, player, service.settled(fold.id)
 
 
 @pytest.mark.parametrize("shared", [True, False], ids=["one-process", "32-processes"])

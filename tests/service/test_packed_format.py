@@ -15,7 +15,7 @@ from eventsourcing.persistence import StoredEvent
 
 from service.audit import _first_broken, export_lines, stored_lines
 from service.fold import UNREADABLE, new_fold
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Players
 from service.reader import read_events
 from service.settings import Settings

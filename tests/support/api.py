@@ -55,6 +55,33 @@ class Api:
         result: dict[str, Any] = r.json()
         return result
 
+    def wait(
+        self, game_id: str, version: int, player: dict[str, str] | None = None, timeout: float = 30
+    ) -> dict[str, Any]:
+        """The game once past `version` (the long poll), or as it is after `timeout` s."""
+        r = self.client.get(
+            f"/v1/games/{game_id}",
+            params={"wait_for_version": version, "timeout_s": timeout},
+            headers=self.auth(player),
+        )
+        assert r.status_code == 200, r.text
+        result: dict[str, Any] = r.json()
+        return result
+
+    def settled(
+        self, game_id: str, player: dict[str, str] | None = None, timeout: float = 60
+    ) -> dict[str, Any]:
+        """The game once no bot is to move: over, open, or awaiting a person's seat."""
+        state = self.game(game_id, player)
+        for _ in range(10_000):
+            bots = {seat["seat"] for seat in state["seats"] if seat["bot"]}
+            bots |= {int(s) for s in state["forfeited"]}
+            people = [s for s in state["awaiting"] if s not in bots]
+            if state["status"] != "active" or people or not state["awaiting"]:
+                return state
+            state = self.wait(game_id, state["version"], player, timeout)
+        raise AssertionError(f"the bots of {game_id} never settled")
+
     def legal(self, game_id: str, player: dict[str, str]) -> dict[str, Any]:
         r = self.client.get(f"/v1/games/{game_id}/legal-moves", headers=self.auth(player))
         assert r.status_code == 200, r.text
@@ -79,10 +106,10 @@ class Api:
     ) -> dict[str, Any]:
         """Every awaited human seat plays a random legal move until the game is finished."""
         while True:
-            state = self.game(game_id)
+            state = self.settled(game_id)
             if state["status"] != "active":
                 return state
-            seat = state["awaiting"][0]
+            seat = next(s for s in state["awaiting"] if s in seated)
             player = seated[seat]
             legal = self.legal(game_id, player)
             chosen = rng.choice(legal["moves"])

@@ -42,7 +42,11 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
     options = msgspec.convert(header["options"], game.options_type)
     seats = header["seats"]
     state = game.initial(options, seats)
+    # Since stamps are the decisions' own (`bot_clocks`), a bot's seat runs a clock too, and
+    # stamps never go back; before, bots never waited. A forfeited seat never runs one.
+    bot_clocks = bool(created.get("bot_clocks"))
     bots: set[int] = set()
+    last_at = 0
     left = [spec.get("initial_s", 0) * 1_000_000] * seats
     started: dict[int, int] = {}  # seat -> when its running decision started
     in_play = False  # set up, and not ended
@@ -57,7 +61,10 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
     for line in events:
         kind, data, at, seat = line["type"], line["data"], _us(line["at"]), line["seat"]
         where = f"v{line['version']}"
-        if (kind == "seat_taken" and data.get("bot")) or kind == "seat_forfeited":
+        if bot_clocks and at < last_at:
+            problems.append(f"{where}: stamped before the event it follows")
+        last_at = max(last_at, at)
+        if kind == "seat_forfeited" or (kind == "seat_taken" and data.get("bot") and not bot_clocks):
             bots.add(data["seat"])
         elif kind == "timed_out":
             s = data["seat"]

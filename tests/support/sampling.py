@@ -3,6 +3,9 @@
 `make test` plays a sample (TABLETOP_GAMES, default 24 per configuration) from a fresh seed
 each run; `make soak` sets TABLETOP_GAMES=2000. The base seed is printed on failure
 (pytest shows it in the test id's assertion message) and can be pinned with TABLETOP_SEED.
+A test module that draws from it imports `print_seed` too, so that any failure shows the
+seed, even one without a message (a crash in the code under test, a `pytest.raises` that
+did not raise).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+
+import pytest
 
 
 def games_per_config(default: int = 24) -> int:
@@ -36,3 +41,10 @@ def game_seeds(label: str, count: int | None = None) -> list[bytes]:
 
 def describe(label: str, index: int) -> str:
     return f"TABLETOP_SEED={base_seed()} config={label} game={index}"
+
+
+@pytest.fixture(autouse=True)
+def print_seed() -> None:
+    """Autouse in every module that imports it: prints the run's base seed, which pytest
+    shows with a failing test's captured output (and only then)."""
+    print(f"TABLETOP_SEED={base_seed()} reproduces this test's random draws")

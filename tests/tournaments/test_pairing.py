@@ -13,7 +13,10 @@ import pytest
 from domain.tournaments import pairing
 from domain.tournaments.standings import default_points, points_for, standings
 from domain.tournaments.state import Tournament, fold
-from tests.support.sampling import base_seed
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def _created(fmt: str, entrants: int, size: int, rounds: int, advance: int = 2) -> list[Any]:
@@ -58,37 +61,42 @@ def test_table_sizes_use_smaller_tables_the_game_allows_and_byes_only_when_neede
 
 
 def test_round_robin_of_16_at_tables_of_4_meets_every_pair_exactly_once() -> None:
+    where = f"TABLETOP_SEED={base_seed()}"
     state = _run(_created("round-robin", 16, 4, 5), random.Random(base_seed()))
     met = pairing.meetings(state)
-    assert len(met) == 16 * 15 // 2 and set(met.values()) == {1}
-    assert pairing.seat_spread(state) <= 1
+    assert len(met) == 16 * 15 // 2 and set(met.values()) == {1}, where
+    assert pairing.seat_spread(state) <= 1, where
 
 
 @pytest.mark.parametrize("entrants", [9, 13, 16, 21])
 def test_swiss_keeps_repeat_meetings_low_and_seats_balanced(entrants: int) -> None:
+    where = f"TABLETOP_SEED={base_seed()} entrants={entrants}"
     rng = random.Random(f"{base_seed()}/{entrants}")
     state = _run(_created("swiss", entrants, 4, 5), rng)
-    assert len(state.rounds) == 5
+    assert len(state.rounds) == 5, where
     sizes = Counter(len(t.seats) for r in state.rounds for t in r.tables)
-    assert all(2 <= s <= 4 for s in sizes)
+    assert all(2 <= s <= 4 for s in sizes), where
     met = pairing.meetings(state)
     pairs = sum(met.values())
-    assert sum(c - 1 for c in met.values()) <= pairs // 3, met.most_common(3)
-    assert pairing.seat_spread(state) <= 2
+    assert sum(c - 1 for c in met.values()) <= pairs // 3, (where, met.most_common(3))
+    # what the swaps keep (pairing.SEAT_SPREAD, 2): 1, the least that 5 games over 4 seats
+    # allow, cannot always be had once a round's tables are formed for their meetings
+    assert pairing.seat_spread(state) <= pairing.SEAT_SPREAD, (where, pairing.seat_counts(state))
     for r in state.rounds:  # nobody twice in a round, everybody once
         seated = [e for t in r.tables for e in t.seats] + r.byes
-        assert sorted(seated) == sorted(state.active)
+        assert sorted(seated) == sorted(state.active), where
 
 
 def test_knockout_advances_the_best_of_each_table_to_one_final() -> None:
+    where = f"TABLETOP_SEED={base_seed()}"
     state = _run(_created("knockout", 16, 4, 0, advance=2), random.Random(base_seed()))
-    assert [len(r.tables) for r in state.rounds] == [4, 2, 1]
+    assert [len(r.tables) for r in state.rounds] == [4, 2, 1], where
     for before, after in itertools.pairwise(state.rounds):
         went_on = {e for t in after.tables for e in t.seats}
         for t in before.tables:
             assert t.ranks is not None and t.scores is not None
             best = sorted(range(4), key=lambda s, t=t: (t.ranks[s], -t.scores[s]))[:2]
-            assert {t.seats[s] for s in best} <= went_on
+            assert {t.seats[s] for s in best} <= went_on, where
 
 
 def test_standings_recomputed_by_hand() -> None:

@@ -16,10 +16,10 @@ import pytest
 
 from domain.tournaments.standings import points_for
 from projections.runner import GamesRunner, rebuild, view_for
-from projections.wakeup import ring
+from service.wakeup import ring
 from service.audit import tournament_export, verify_tournament
 from service.errors import Conflict, Unprocessable
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
@@ -49,7 +49,7 @@ def games(store: EventStoreApp, clock: FakeClock) -> GameService:
 
 @pytest.fixture
 def tournaments(store: EventStoreApp, games: GameService) -> TournamentService:
-    return TournamentService(store, games)
+    return TournamentService(store, games.games)
 
 
 @pytest.fixture
@@ -211,7 +211,7 @@ def test_a_withdrawal_forfeits_the_running_game_and_a_stalled_seat_times_out(
     try:
         clock.advance(61)  # bob never moves: his seat times out and forfeits
         runner.caught_up(20)
-        keeper = Timekeeper(games, view_for(store))
+        keeper = Timekeeper(games.games, view_for(store))
         for _ in range(10):
             keeper.tick()
             runner.caught_up(20)

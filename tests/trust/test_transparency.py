@@ -15,7 +15,7 @@ import pytest
 from service.audit import tournament_export
 from service.chain import leaf_data
 from service.fold import ENDINGS
-from service.games import GameService
+from tests.support.games import GameService
 from service.players import Player, Players
 from service.seal import check_export, check_head, consistent
 from service.settings import Settings
@@ -123,7 +123,7 @@ def test_a_finished_tournament_is_logged_and_its_export_carries_the_proof(
     store = open_store(pg_settings)
     try:
         games = GameService(store)
-        tournaments = TournamentService(store, games)
+        tournaments = TournamentService(store, games.games)
         organiser = Players(store).register("org")[0]
         new = msgspec.convert(
             {"game": "secret-duel", "table_size": 2, "format": "swiss", "rounds": 1},

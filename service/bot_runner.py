@@ -1,0 +1,211 @@
+"""The bot runner: plays every seat a bot decides for, as a player of its own.
+
+A seat is the runner's when the game awaits it and a bot holds it: a bot's seat, a seat
+that forfeited (a random bot plays it out), or a seat that timed out under a `bot:` policy
+(that bot makes the decision). The runner never decides inside another player's write:
+after a commit leaves such a seat awaited, it reads the game, lets the bot think in a
+worker thread (off the event loop, within the bot's budget), and writes the decision
+through the write driver at the version it thought on, stamped when it was made. A
+conflict means someone moved first: it looks at the game again.
+
+It hears of games three ways: the commits of its own process (a listener of the driver),
+the log (`follow`, for a runner in a process of its own: `tabletop bots run`), and a sweep
+of the read model's games awaiting a bot (`awaiting`), at start and then every SWEEP
+seconds, which finds whatever the others missed: games left waiting while no runner ran,
+or by a process that stopped. Two runners may think about the same seat: the store takes
+one decision, the other is refused at its version and dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+from uuid import UUID
+
+import anyio
+import structlog
+
+from service import clocks
+from service.decisions import choose_bot_move
+from service.errors import Problem
+from service.fold import Fold
+from service.games import Games
+from service.settings import Settings
+from service.store import EventStoreApp, open_store
+from service.wakeup import subscribe
+
+log = structlog.get_logger("tabletop.bots")
+
+SWEEP = 2.0  # seconds between sweeps of the read model
+# A game swept up has awaited its bot this long: the runner that heard its commit has it.
+GRACE_US = 5_000_000
+MAX_TURNS = 10_000  # decisions in a row for one game before it goes back in the queue
+
+
+class AwaitingBots(Protocol):
+    """The read model's index of games awaiting a bot (projections/views.py)."""
+
+    def awaiting_bots(self, before: int, limit: int = 1000) -> list[str]: ...
+
+
+def swept(index: AwaitingBots, now: Callable[[], str]) -> Callable[[], list[str]]:
+    """The runner's sweep over `index`: games that have awaited a bot for GRACE_US."""
+    return lambda: index.awaiting_bots(clocks.micros(now()) - GRACE_US)
+
+
+def run_forever(settings: Settings, index: Callable[[EventStoreApp], AwaitingBots]) -> None:
+    """`tabletop bots run`: play every bot's seat of the store, hearing every commit of the
+    log, until interrupted."""
+    store = open_store(settings)
+    games = Games(store)
+    runner = BotRunner(games, swept(index(store), games.now))
+    try:
+        asyncio.run(runner.run(follow=True))
+    finally:
+        games.writes.close()
+        store.close()
+
+
+class BotRunner:
+    def __init__(
+        self,
+        games: Games,
+        awaiting: Callable[[], list[str]] | None = None,
+        thinkers: int = 2,
+        sweep: float = SWEEP,
+    ) -> None:
+        self.games = games
+        self.awaiting = awaiting  # the read model's games awaiting a bot (ids)
+        self.sweep = sweep
+        self._thinkers = thinkers
+        self._pending: set[UUID] = set()
+        self._busy: set[UUID] = set()
+        self._wake: asyncio.Event | None = None
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.decided = 0  # decisions written by this runner (tests, metrics)
+        games.writes.listen(self.committed)
+
+    def committed(self, stream: UUID, version: int, fold: Fold | None) -> None:
+        """(A listener of the driver) a commit: the game is looked at if a bot is next."""
+        if fold is not None and fold.bot_turn() is not None:
+            self.look_at(stream)
+
+    def look_at(self, game_id: UUID) -> None:
+        """Look at `game_id` soon (from any thread)."""
+        loop = self._loop
+        if loop is None:
+            self._pending.add(game_id)  # taken when the runner starts
+            return
+        loop.call_soon_threadsafe(self._add, game_id)
+
+    def _add(self, game_id: UUID) -> None:
+        self._pending.add(game_id)
+        if self._wake is not None:
+            self._wake.set()
+
+    async def run(self, follow: bool = False) -> None:
+        """Until `stop`: take each game that may await a bot, one task per game, at most
+        `thinkers` bots thinking at once. With `follow`, every commit of the log is heard
+        (a runner in a process of its own)."""
+        self._loop = asyncio.get_running_loop()
+        self._wake, self._stop = asyncio.Event(), asyncio.Event()
+        thinking = asyncio.Semaphore(self._thinkers)
+        tasks: set[asyncio.Task[None]] = set()
+        sweeper = asyncio.ensure_future(self._sweeping())
+        follower = threading.Event()
+        if follow:
+            threading.Thread(target=self._follow, args=(follower,), daemon=True).start()
+        log.info("bot_runner_started", follow=follow)
+        try:
+            while not self._stop.is_set():
+                for game_id in list(self._pending - self._busy):
+                    self._pending.discard(game_id)
+                    self._busy.add(game_id)
+                    task = asyncio.ensure_future(self._play(game_id, thinking))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                self._wake.clear()
+                waking = asyncio.ensure_future(self._wake.wait())
+                stopping = asyncio.ensure_future(self._stop.wait())
+                await asyncio.wait({waking, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                waking.cancel()
+                stopping.cancel()
+        finally:
+            follower.set()
+            sweeper.cancel()
+            for task in list(tasks):
+                task.cancel()
+            await asyncio.gather(sweeper, *tasks, return_exceptions=True)
+
+    def stop(self) -> None:
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None:
+            loop.call_soon_threadsafe(stop.set)
+
+    async def _play(self, game_id: UUID, thinking: asyncio.Semaphore) -> None:
+        """Decide for the game's bots while it awaits one."""
+        try:
+            await self._turns(game_id, thinking)
+        except Exception as error:  # the store is away, or the game damaged: the sweep retries
+            log.warning("bot_turn_failed", game_id=str(game_id), error=repr(error))
+        finally:
+            self._busy.discard(game_id)
+            if game_id in self._pending and self._wake is not None:
+                self._wake.set()
+
+    async def _turns(self, game_id: UUID, thinking: asyncio.Semaphore) -> None:
+        read = self.games.writes.game(game_id)
+        fresh = False
+        for _ in range(MAX_TURNS):
+            fold, seed = await read(fresh)
+            turn = fold.bot_turn()
+            if turn is None:
+                if fresh:
+                    return
+                fresh = True  # the cache may trail: ask the store before leaving it
+                continue
+            seat, bot = turn
+            async with thinking:
+                command = await anyio.to_thread.run_sync(choose_bot_move, fold, seed, seat, bot)
+            try:
+                written = await self.games.bot_move(game_id, fold.version, seat, bot, command)
+            except Problem as refused:  # the game changed under the bot: look again
+                log.info("bot_move_refused", game_id=str(game_id), code=refused.code)
+                written = None
+            if written is None:
+                fresh = True
+                continue
+            self.decided += 1
+            fresh = False
+        self._pending.add(game_id)  # a long game of bots: let the others have a turn
+
+    async def _sweeping(self) -> None:
+        """Every `sweep` seconds: the games the read model says await a bot."""
+        if self.awaiting is None:
+            return
+        while True:
+            try:
+                found = await anyio.to_thread.run_sync(self.awaiting)
+            except Exception as error:  # no store now: the next sweep tries again
+                log.warning("bot_sweep_failed", error=repr(error))
+                found = []
+            for game_id in found:
+                self._add(UUID(game_id))
+            await asyncio.sleep(self.sweep)
+
+    def _follow(self, stop: threading.Event) -> None:
+        """(A thread) every game the log says was written, looked at."""
+        recorder: Any = self.games.store.recorder
+        while not stop.is_set():
+            try:
+                with subscribe(recorder, recorder.max_notification_id()) as subscription:
+                    for notification in subscription:
+                        if stop.is_set():
+                            return
+                        self.look_at(UUID(str(notification.originator_id)))
+            except Exception as error:  # the store went away: follow again shortly
+                log.warning("bot_follow_failed", error=repr(error))
+                stop.wait(SWEEP)

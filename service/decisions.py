@@ -1,0 +1,467 @@
+"""What each kind of game write decides, as functions of the game as the write found it.
+
+Every write of a game is one of these: a new game (`new_game`, `table`), a seat taken
+(`seating`), a move (`move`), a bot's decision (`bot_move`), a timeout (`timeout`), a
+resignation, an abort, a seat left, a forfeit, a rematch offered or accepted (`rematch`).
+Each takes the current fold, the game's seed and the time the decision is made (`at`), and
+returns `Decided` (the events to save, the folds they make, the answer) or `Answered`
+(nothing to save), or raises the refusal (service/errors.py). None does I/O: the write
+driver (service/writes.py) reads the fold, runs the decision, saves and retries.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import msgspec
+import structlog
+
+from domain.bots import BotSpecError, resolve_bot
+from domain.contract import Game, RuleError, SeatInfo
+from domain.options import parse_options
+from domain.randomness import commitment, rng_for
+from domain.registry import get as get_game
+from service import clocks, lifecycle
+from service.chain import GENESIS, RANDOMNESS
+from service.errors import Conflict, Forbidden, Problem, Unprocessable
+from service.fold import (
+    GAME_ABORTED,
+    GAME_CREATED,
+    RANDOMNESS_FIXED,
+    REMATCH_ACCEPTED,
+    REMATCH_OFFERED,
+    SEAT_FORFEITED,
+    SEAT_LEFT,
+    SEAT_TAKEN,
+    SYSTEM,
+    TIMED_OUT,
+    Batch,
+    Fold,
+    new_fold,
+)
+from service.players import Player
+from service.records import Note, Recording, kept_seed, recorded, server_client_seed
+
+log = structlog.get_logger("tabletop.games")
+
+
+@dataclass(frozen=True)
+class Again:
+    """A retry of an applied move (same seat, key, move and expected version)."""
+
+    seat: int
+    batch: Batch
+
+
+# ---- new games and seats -------------------------------------------------------------------
+
+
+def new_game(
+    creator: Player,
+    name: str,
+    seats: int,
+    options: dict[str, Any],
+    bots: dict[int, str],
+    seat: int | None,
+    at: str,
+    clock: dict[str, Any] | None = None,
+    on_timeout: str | None = None,
+    extra: dict[str, Any] | None = None,
+    client_seed: str | None = None,
+    game_id: UUID | None = None,
+) -> tuple[Recording, bytes]:
+    """A new game's events (its seed kept first): created, bots seated, the creator seated
+    (`seat`), started when full. `extra` adds to `game_created` (a rematch's links and
+    reserved seats). Returns the recording and the game's secret seed."""
+    game = _game(name)
+    if not game.min_players <= seats <= game.max_players:
+        raise Unprocessable(
+            "invalid_seats", f"{name} seats {game.min_players}-{game.max_players} players"
+        )
+    rec, seed = _created(game, seats, options, clock, on_timeout, creator.id, extra, at, game_id)
+    for bot_seat, bot in bots.items():
+        if not 0 <= bot_seat < seats:
+            raise Unprocessable("invalid_bot_seat", f"seat {bot_seat} is not in 0..{seats - 1}")
+        _bot_exists(game, bot)
+    for bot_seat, bot in sorted(bots.items()):
+        _take(rec, bot_seat, None, f"{bot} bot", bot, server_client_seed())
+    if seat is not None:  # the creator's seat, checked as a join would be
+        seating(rec, creator, seat, seed, client_seed)
+    elif not rec.fold.free_seats():
+        start(rec, seed)
+    return rec, seed
+
+
+def table(
+    name: str,
+    seated: list[tuple[str | None, str, str | None]],
+    options: dict[str, Any],
+    clock: dict[str, Any] | None,
+    on_timeout: str | None,
+    extra: dict[str, Any],
+    game_id: UUID,
+    at: str,
+) -> tuple[Recording, bytes]:
+    """A tournament's table: the game `game_id` with every seat taken at once (`seated` is
+    (player id, name, bot) per seat), started."""
+    game = _game(name)
+    rec, seed = _created(game, len(seated), options, clock, on_timeout, None, extra, at, game_id)
+    for seat, (player, shown, bot) in enumerate(seated):
+        _take(rec, seat, player, shown, bot, server_client_seed())  # a table's players give none
+    start(rec, seed)
+    return rec, seed
+
+
+def _created(
+    game: Game[Any, Any],
+    seats: int,
+    options: dict[str, Any],
+    clock: dict[str, Any] | None,
+    on_timeout: str | None,
+    created_by: str | None,
+    extra: dict[str, Any] | None,
+    at: str,
+    game_id: UUID | None,
+) -> tuple[Recording, bytes]:
+    parsed = _options(game, options, seats)
+    clock, on_timeout = clocks.parse(clock, on_timeout)
+    game_id = game_id or uuid.uuid4()
+    seed = secrets.token_bytes(32)
+    data = {
+        "game": game.name,
+        "options": msgspec.to_builtins(parsed),
+        "seats": seats,
+        "seed_commitment": commitment(seed),
+        "created_by": created_by,
+        "randomness": RANDOMNESS,
+    }
+    if clock is not None:  # (bot_clocks: see Fold.timed_seats)
+        data |= {"clock": clock, "on_timeout": on_timeout, "bot_clocks": True}
+    data |= extra or {}
+    created = recorded(game_id, 1, GENESIS, GAME_CREATED, SYSTEM, None, None, data, at)
+    rec = Recording(new_fold(game_id, created), at)
+    rec.events += [kept_seed(game_id, seed), created]  # type: ignore[list-item]
+    return rec, seed
+
+
+def _take(
+    rec: Recording, seat: int, player: str | None, name: str, bot: str | None, client_seed: str
+) -> None:
+    taken = {"seat": seat, "player": player, "name": name, "bot": bot, "client_seed": client_seed}
+    rec.note(SEAT_TAKEN, seat, taken)
+
+
+def seating(
+    rec: Recording,
+    player: Player,
+    seat: int | None,
+    seed: bytes,
+    client_seed: str | None = None,
+) -> int:
+    """`player` takes `seat` (the first free one if None), with its `client_seed` (the
+    server picks one when it gives none); the game starts when full. A rematch's seats are
+    reserved for the players of the game before. Returns the seat taken."""
+    fold = rec.fold
+    if fold.status != "open":
+        raise Conflict("game_not_open", "the game has already started")
+    if fold.seat_of(player.id) is not None:
+        raise Conflict("already_seated", "you already hold a seat in this game")
+    free = fold.free_seats()
+    mine = [s for s in free if s < len(fold.reserved) and fold.reserved[s] == player.id]
+    if fold.reserved and not mine:
+        raise Forbidden("seat_reserved", "this rematch's seats are reserved for its players")
+    if seat is None:
+        seat = mine[0] if mine else free[0]
+    elif not 0 <= seat < fold.seats:
+        raise Unprocessable("invalid_seat", f"seat must be in 0..{fold.seats - 1}")
+    elif seat not in free:
+        raise Conflict("seat_taken", f"seat {seat} is taken")
+    elif fold.reserved and seat not in mine:
+        raise Forbidden("seat_reserved", f"seat {seat} is reserved for another player")
+    if client_seed is not None and not fold.seeded:
+        raise Unprocessable(
+            "client_seed_unsupported", "this game predates client seeds: join without one"
+        )
+    taken = {"seat": seat, "player": player.id, "name": player.name, "bot": None}
+    if fold.seeded:
+        taken["client_seed"] = client_seed or server_client_seed()
+    rec.note(SEAT_TAKEN, seat, taken)
+    if not fold.free_seats():
+        start(rec, seed)
+    return seat
+
+
+def start(rec: Recording, seed: bytes) -> None:
+    """All seats are filled: the client seeds fixed (a /2 game), then the setup events.
+    Bots that must play first are the bot runner's (service/bot_runner.py)."""
+    fold = rec.fold
+    if fold.seeded:
+        rec.note(RANDOMNESS_FIXED, SYSTEM, {"client_seeds": list(fold.client_seeds)})
+    rng = rng_for(fold.rules_seed(seed), fold.version)
+    rec.decision(SYSTEM, None, fold.game.setup(fold.options, fold.seats, rng))
+    rec.close(seed)
+
+
+# ---- decisions in a running game -----------------------------------------------------------
+
+
+def move(
+    fold: Fold,
+    seed: bytes,
+    player: Player,
+    expected_version: int,
+    command_in: Any,
+    key: str,
+    at: str,
+) -> Recording | Again:
+    """A player's move at `expected_version`, decided at `at`; `Again` for a retry of a
+    move already applied with the same key."""
+    seat = fold.seat_of(player.id)
+    if seat is None:
+        raise Forbidden("not_seated", "you hold no seat in this game")
+    command = _command(fold.game, command_in)
+    as_recorded = msgspec.to_builtins(command)
+    batch = fold.batches.get((seat, key))
+    if batch is not None:
+        if (batch.command, batch.expected_version) != (as_recorded, expected_version):
+            raise Unprocessable(
+                "idempotency_key_reused", "this Idempotency-Key was used for another move"
+            )
+        return Again(seat, batch)
+    _at_version(fold, expected_version)
+    at = max(at, fold.last_at)  # the log's stamps never go back
+    refusal = _not_playable(fold, seat, at)
+    if refusal is not None:
+        raise refusal
+    return _decision(fold, seed, seat, command, as_recorded, key, at)
+
+
+def bot_move(
+    fold: Fold, seed: bytes, seat: int, bot: str, expected_version: int, command: Any, at: str
+) -> Recording | None:
+    """A bot's decision for `seat`, chosen on the game at `expected_version`; None when the
+    game has moved on or no longer awaits that bot there (someone else decided first)."""
+    if fold.version != expected_version or fold.bot_turn() != (seat, bot):
+        return None
+    at = max(at, fold.last_at)
+    return _decision(fold, seed, seat, command, msgspec.to_builtins(command), None, at)
+
+
+def choose_bot_move(fold: Fold, seed: bytes, seat: int, bot: str) -> Any:
+    """What the bot named `bot` decides for `seat` now, from the seat's information only
+    (never the true state). Its randomness comes from the seed and the version, so a game
+    plays the same whoever runs its bots. It may think for a while: call it off the loop."""
+
+    chosen_by = resolve_bot(fold.game, bot)
+    info = SeatInfo.of(fold.game, fold.state, seat)
+    return chosen_by(fold.game, info, rng_for(fold.rules_seed(seed), fold.version, "bot"))
+
+
+def _decision(
+    fold: Fold,
+    seed: bytes,
+    seat: int,
+    command: Any,
+    as_recorded: Any,
+    key: str | None,
+    at: str,
+) -> Recording:
+    """The rules decide `command` of `seat` and its events are recorded: the rules evolve
+    the state once (`decide_evolve`), unless the game has a clock (its seats are observed
+    after each event, see Recording.decision)."""
+    game = fold.game
+    rng = rng_for(fold.rules_seed(seed), fold.version)
+    try:
+        if fold.clock is None:
+            events, after = game.decide_evolve(fold.state, seat, command, rng)
+        else:
+            events, after = game.decide(fold.state, seat, command, rng), None
+    except RuleError as error:
+        raise Unprocessable(error.code, error.message) from None
+    except Exception:  # a rules bug must not become a 500 nor change anything
+        log.exception("rules_failed", game=game.name, move=as_recorded)
+        raise Unprocessable(
+            "illegal_move.not_understood", "the rules could not process this move"
+        ) from None
+    rec = Recording.on(fold, at, key)
+    rec.decision(seat, as_recorded, events, after)
+    rec.close(seed)
+    return rec
+
+
+def timeout(fold: Fold, seed: bytes, at: str) -> Recording | None:
+    """The seat whose deadline passed first times out (under `forfeit`, every seat whose
+    deadline has passed, in deadline order: seats that stalled together lose together, not
+    by seat number). Under a `bot:` policy the seat is overdue: the bot runner decides for
+    it next. None when none is due at `at`."""
+    clock, now = fold.clock, clocks.micros(at)
+    if clock is None or fold.over or not fold.started:
+        return None
+    due = sorted((d, s) for s in clock.since if (d := clock.deadline(s)) is not None and d <= now)
+    if not due:
+        return None
+    policy = fold.on_timeout or clocks.DEFAULT_POLICY
+    rec = Recording.on(fold, max(at, fold.last_at))
+    for deadline, seat in due if policy == "forfeit" else due[:1]:
+        rec.note(TIMED_OUT, SYSTEM, {"seat": seat, "deadline": clocks.stamp(deadline)})
+        if policy == "forfeit":
+            rec.decision(SYSTEM, None, [forfeit_note(seat, "timed_out")])
+        log.info("timed_out", game_id=str(fold.id), seat=seat, policy=policy)
+    rec.close(seed)
+    return rec
+
+
+def forfeit(fold: Fold, seed: bytes, seat: int, reason: str, at: str) -> Recording | None:
+    """(A tournament withdrawal) `seat` forfeits; None when the game is over or the seat
+    has forfeited already."""
+    if fold.over or not fold.started or seat in fold.forfeited:
+        return None
+    rec = Recording.on(fold, max(at, fold.last_at))
+    rec.decision(SYSTEM, None, [forfeit_note(seat, reason)])
+    rec.close(seed)
+    return rec
+
+
+def resign(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
+    seat = _seated(fold, player)
+    if fold.over:
+        raise Conflict("game_over", f"the game is {fold.status}: there is nothing to resign")
+    if not fold.started:
+        raise Conflict("game_not_started", "the game has not started: leave it instead")
+    if seat in fold.forfeited:
+        raise Conflict("seat_forfeited", "your seat has already forfeited")
+    rec = Recording.on(fold, max(at, fold.last_at))
+    rec.decision(seat, None, [forfeit_note(seat, "resigned")])
+    rec.close(seed)
+    return rec
+
+
+def abort(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
+    if fold.created_by != player.id:
+        raise Forbidden("not_creator", "only the game's creator may abort it")
+    if fold.over:
+        raise Conflict("game_over", f"the game is {fold.status}")
+    if fold.decided:
+        raise Conflict("abort_too_late", "a player has made a decision: resign instead")
+    rec = Recording.on(fold, max(at, fold.last_at))
+    rec.decision(SYSTEM, None, [Note(GAME_ABORTED, {"by": player.id, "seed": seed.hex()})])
+    return rec
+
+
+def leave(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
+    seat = _seated(fold, player)
+    if fold.status != "open":
+        raise Conflict("game_not_open", "the game has started: resign instead")
+    rec = Recording.on(fold, max(at, fold.last_at))
+    rec.decision(seat, None, [Note(SEAT_LEFT, {"seat": seat, "player": player.id})])
+    return rec
+
+
+def forfeit_note(seat: int, reason: str) -> Note:
+    """`seat` gives up for good (it resigned, timed out, or withdrew from its tournament): a
+    random bot plays it out (lifecycle.py ranks it last)."""
+    return Note(SEAT_FORFEITED, {"seat": seat, "reason": reason, "bot": "random"})
+
+
+# ---- rematches ----------------------------------------------------------------------------
+
+
+def rematch_offer(old: Fold, player: Player, seat: int, at: str) -> tuple[Recording, bytes]:
+    """The rematch's new game, its offerer seated: the same game, options and clock, each
+    player one seat earlier (lifecycle.rematch_seat), bots seated at once."""
+    rotate = lifecycle.rematch_seat
+    reserved: list[str | None] = [None] * old.seats
+    bots: dict[int, str] = {}
+    for s in range(old.seats):
+        if old.players[s] is None:
+            bots[rotate(s, old.seats)] = old.bots[s]
+        else:
+            reserved[rotate(s, old.seats)] = old.players[s]
+    extra = {"rematch_of": str(old.id), "reserved": reserved, "rated": old.rated}
+    options = msgspec.to_builtins(old.options)
+    seated = rotate(seat, old.seats)
+    return new_game(
+        player, old.game.name, old.seats, options, bots, seated, at, old.clock_spec,
+        old.on_timeout, extra,
+    )  # fmt: skip
+
+
+def rematch_mark(old: Fold, type_: str, seat: int, data: dict[str, Any], at: str) -> Recording:
+    """The finished game's note of its rematch: offered, or accepted by `seat`."""
+    rec = Recording.on(old, max(at, old.last_at))
+    rec.note(type_, seat, data)
+    return rec
+
+
+OFFERED, ACCEPTED = REMATCH_OFFERED, REMATCH_ACCEPTED
+
+
+# ---- checks --------------------------------------------------------------------------------
+
+
+def _at_version(fold: Fold, expected_version: int) -> None:
+    if expected_version != fold.version:
+        raise Conflict(
+            "version_conflict",
+            f"expected_version {expected_version} but the game is at {fold.version}",
+            version=fold.version,
+        )
+
+
+def _seated(fold: Fold, player: Player) -> int:
+    seat = fold.seat_of(player.id)
+    if seat is None:
+        raise Forbidden("not_seated", "you hold no seat in this game")
+    return seat
+
+
+def _not_playable(fold: Fold, seat: int, at: str) -> Problem | None:
+    """Why `seat` cannot move in `fold` at `at`, whatever the move (None: it may try)."""
+    if fold.aborted:
+        return Conflict("game_aborted", "the game was aborted")
+    if fold.result is not None:
+        return Unprocessable("illegal_move.game_over", "the game is over")
+    if fold.status == "open":
+        return Unprocessable("illegal_move.not_started", "the game has not started")
+    if seat in fold.forfeited:
+        return Conflict("seat_forfeited", "your seat forfeited; a bot plays it")
+    if seat in fold.overdue:
+        return Conflict("out_of_time", "your time ran out: a bot makes this decision for you")
+    deadline = fold.clock.deadline(seat) if fold.clock is not None else None
+    if deadline is not None and clocks.micros(at) > deadline:
+        return Conflict(
+            "out_of_time", f"your time ran out at {clocks.stamp(deadline)}; the timeout follows"
+        )
+    return None
+
+
+def _game(name: str) -> Game[Any, Any]:
+    game = get_game(name)
+    if game is None:
+        raise Unprocessable("unknown_game", f"no game named {name!r}; see /v1/game-types")
+    return game
+
+
+def _bot_exists(game: Game[Any, Any], bot: str) -> None:
+    try:
+        resolve_bot(game, bot)
+    except BotSpecError as error:
+        raise Unprocessable(error.code, error.message) from None
+
+
+def _options(game: Game[Any, Any], options: dict[str, Any], seats: int) -> Any:
+    try:
+        return parse_options(game, options, seats)
+    except RuleError as error:
+        raise Unprocessable(error.code, error.message) from None
+
+
+def _command(game: Game[Any, Any], move: Any) -> Any:
+    try:
+        return msgspec.convert(move, game.command_type, strict=True)
+    except msgspec.ValidationError as error:
+        raise Unprocessable("invalid_move", f"move: {error}") from None
