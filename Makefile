@@ -19,7 +19,7 @@ $(SYNCED): pyproject.toml uv.lock | $(UV)
 run: $(SYNCED)  ## serve the API (SQLite in ./tabletop.sqlite unless DATABASE_URL is set)
 	$(VENV)/bin/tabletop serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
 
-test: $(SYNCED) browser  ## the whole suite, against the real Postgres (browser tests included)
+test: $(SYNCED) browser lint  ## lint, then the whole suite, against the real Postgres (browser tests included)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
 # Debian's chromium for the viewer's browser tests (Playwright drives it from /usr/bin; it

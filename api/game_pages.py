@@ -16,7 +16,7 @@ import typing
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import msgspec
 
@@ -110,12 +110,16 @@ def _examples(game: Game[Any, Any]) -> tuple[dict[type, Any], dict[type, Any], A
                 if wanted_commands <= set(commands) and wanted_events <= set(events):
                     return commands, events, view
                 decided: list[Any] = []
+
+                def record(state: Any, seat: int, command: Any, d: list[Any] = decided) -> None:
+                    d.append(command)
+
                 played = play(
                     game,
                     msgspec.convert(options, game.options_type),
                     [random_bot] * seats,
                     f"docs/{game.name}/{seats}/{seed}".encode(),
-                    on_decision=lambda state, seat, command, d=decided: d.append(command),
+                    on_decision=record,
                 )
                 for command in decided:
                     commands.setdefault(type(command), command)
@@ -228,8 +232,12 @@ def _struct_named(top: type, component: str) -> type | None:
     """The Struct of the view's module whose name ends the component's name."""
     module = inspect.getmodule(top)
     for name, value in vars(module).items():
-        struct = isinstance(value, type) and issubclass(value, msgspec.Struct)
-        if struct and component.endswith(name) and value.__module__ == top.__module__:
+        if (
+            isinstance(value, type)
+            and issubclass(value, msgspec.Struct)
+            and component.endswith(name)
+            and value.__module__ == top.__module__
+        ):
             return value
     return None
 
@@ -295,7 +303,7 @@ def _comment(lines: list[str], first: int, last: int) -> str:
     own = lines[first - 1].partition("  # ")[2].strip()
     if own:
         return _sentence(own)
-    above = []
+    above: list[str] = []
     i = first - 2
     while (
         i >= 0 and lines[i].lstrip().startswith("#") and not lines[i].lstrip().startswith("# ---")
@@ -328,7 +336,7 @@ def _value(value: Any) -> list[str]:
 
 def _cell(value: Any) -> str:
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        value = value._asdict()
+        value = cast(NamedTuple, value)._asdict()
     return f"`{_json(value)}`"
 
 

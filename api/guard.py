@@ -34,7 +34,7 @@ from api.health import SUSPECT_AFTER
 from api.limits import retry_after
 
 if TYPE_CHECKING:
-    from api.app import Tabletop
+    from api.bootstrap import Tabletop
 
 API = "/v1/"
 _answering: set[asyncio.Task[None]] = set()

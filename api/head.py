@@ -4,12 +4,13 @@ whole application, before routing."""
 
 from __future__ import annotations
 
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, HTTPScope, Message, Receive, ReceiveMessage, Scope, Send
 
 
 def head_as_get(app: ASGIApp) -> ASGIApp:
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "HEAD":
+        if scope["type"] != ScopeType.HTTP or scope["method"] != "HEAD":
             await app(scope, receive, send)
             return
         answered = False
@@ -23,12 +24,13 @@ def head_as_get(app: ASGIApp) -> ASGIApp:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 answered = True
 
-        async def hanging_up() -> Message:
+        async def hanging_up() -> ReceiveMessage:
             # Once answered, a stream (SSE, NDJSON) hears the client leave and stops.
             if answered:
                 return {"type": "http.disconnect"}
             return await receive()
 
-        await app({**scope, "method": "GET"}, hanging_up, headers_only)  # type: ignore[typeddict-item]
+        as_get: HTTPScope = {**scope, "method": "GET"}
+        await app(as_get, hanging_up, headers_only)
 
     return handle

@@ -29,12 +29,9 @@ from concurrent.futures import Future
 from typing import Any
 
 import structlog
-from litestar import Request, get
 from psycopg.rows import tuple_row
 from psycopg_pool import PoolTimeout
 
-from api.errors import documented
-from api.schemas import Health
 from service.errors import Unavailable
 from service.loop_writer import OwnConnection, own_connection
 from service.pg_recorder import LockedFunctionRecorder
@@ -52,11 +49,13 @@ class StoreWatch:
     def __init__(self, store: EventStoreApp) -> None:
         self._store = store
         recorder = store.recorder
-        postgres = isinstance(recorder, LockedFunctionRecorder)
-        connect_args = own_connection(recorder, row_factory=tuple_row) if postgres else None
+        postgres = recorder if isinstance(recorder, LockedFunctionRecorder) else None
+        connect_args = (
+            own_connection(postgres, row_factory=tuple_row) if postgres is not None else None
+        )
         self._conn = OwnConnection(connect_args) if connect_args is not None else None
-        self._pool: Any = recorder.datastore.pool if postgres else None  # type: ignore[attr-defined]
-        self._wait = self._pool.timeout if postgres else 0.0
+        self._pool = postgres.datastore.pool if postgres is not None else None
+        self._wait = self._pool.timeout if self._pool is not None else 0.0
         self._probe: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watching: asyncio.Task[None] | None = None
@@ -146,6 +145,7 @@ class StoreWatch:
         if not self.down:
             return
         assert self.down_since is not None
+        assert self._pool is not None  # only a store with a pool (Postgres) is found down
         log.warning("store_back", down_s=round(time.monotonic() - self.down_since, 2))
         self._pool.timeout = self._wait
         self.down_since = None
@@ -174,18 +174,3 @@ def _in_own_thread(call: Any) -> Future[Any]:
 
     threading.Thread(target=run, daemon=True).start()
     return future
-
-
-@get(
-    "/health",
-    operation_id="health",
-    tags=["operations"],
-    responses=documented(503),
-)
-async def health(request: Request[Any, Any, Any]) -> Health:
-    """Whether the event store answers: 200 `ok`, or 503 `store_unavailable` within 2 seconds
-    when it does not (answered on the event loop: it needs no worker thread).
-
-    Example: GET /health"""
-    await request.app.state.tabletop.watch.check()
-    return Health("ok")

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
 from uuid import UUID
 
 import anyio
@@ -34,156 +32,22 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from api.bootstrap import Shared, Tabletop
 from api.errors import documented
+from api.hub import GATHER
 from service.errors import Problem
 from service.fold import ENDINGS
-from service.store import EventStoreApp
-from service.wakeup import subscribe
-
-if TYPE_CHECKING:
-    from api.app import Tabletop
 
 log = structlog.get_logger("tabletop.live")
 
 EVENT_STREAM = "text/event-stream"
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
-GATHER = 0.1  # seconds a woken stream waits at least for more commits before it reads
 RETRY_MS = 3000  # the `retry:` an EventSource waits before it reconnects
 PAGE = 1000
-ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
 
 
 class NotAcceptable(Problem):
     status = 406
-
-
-_Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
-
-
-class LiveHub:
-    """Wakes the open streams of a game. It follows the log (for other processes' commits)
-    only while some stream is open: with none, a commit costs this process nothing."""
-
-    def __init__(self, store: EventStoreApp) -> None:
-        self._store = store
-        self._waiters: dict[UUID, set[_Waiter]] = {}
-        self._lock = threading.Lock()
-        self._following: object | None = None  # the token of the current follower thread
-        self._subscription: Any = None
-        self._commits: dict[UUID, int] = {}  # per watched game: commits heard so far
-        # reads in flight, by (game, seat, after): (commits heard when it began, its result)
-        self._reads: dict[tuple[UUID, int | None, int], tuple[int, asyncio.Future[Any]]] = {}
-
-    def stop(self) -> None:
-        """Stop following the log (the app stops; streams still open end with it)."""
-        with self._lock:
-            subscription = self._unfollow()
-        if subscription is not None:
-            subscription.stop()
-
-    def _unfollow(self) -> Any:
-        """(lock held) Forget the follower; returns its subscription, to stop outside the
-        lock. Not the subscription's __exit__, which joins threads that may be retrying a lost
-        database for a minute: they end on their own once stopped."""
-        self._following = None
-        subscription, self._subscription = self._subscription, None
-        return subscription
-
-    def _tail(self, token: object) -> None:
-        """The follower thread: subscribe from the log's end, then wake every open stream
-        once (a commit may have come between a stream's first read and this start)."""
-        try:
-            recorder = self._store.recorder
-            subscription = subscribe(recorder, recorder.max_notification_id())
-            subscription.__enter__()
-        except Exception as error:  # no store now: /health says 503; this process still wakes
-            log.warning("live_hub_not_started", error=repr(error))
-            with self._lock:
-                if self._following is token:
-                    self._following = None
-            return
-        with self._lock:
-            current = self._following is token
-            if current:
-                self._subscription = subscription
-            games = list(self._waiters)
-        if not current:  # every stream closed meanwhile
-            subscription.stop()
-            return
-        for game_id in games:
-            self.publish(game_id)
-        try:
-            for notification in subscription:
-                self.publish(notification.originator_id)
-        except Exception as error:  # the store went away: in-process commits still wake
-            log.warning("live_hub_stopped", error=repr(error))
-
-    def publish(self, game_id: UUID, version: int = 0) -> None:
-        with self._lock:
-            if game_id in self._commits:
-                self._commits[game_id] += 1
-            waiters = [*self._waiters.get(game_id, ()), *self._waiters.get(ANY_GAME, ())]
-        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
-        for loop, woken in waiters:
-            by_loop.setdefault(loop, []).append(woken)
-        for loop, events in by_loop.items():
-            with suppress(RuntimeError):  # that loop is closed
-                loop.call_soon_threadsafe(_set_all, events)
-
-    def commits(self, game_id: UUID) -> int:
-        """How many commits of a watched game this hub has heard (it only grows)."""
-        with self._lock:
-            return self._commits.get(game_id, 0)
-
-    async def shared_read(
-        self, key: tuple[UUID, int | None, int], since: int, read: Any, *args: Any
-    ) -> Any:
-        """`read(*args)` in a worker thread, shared by every stream asking for `key` while
-        it runs, if it began once `since` commits of the game were heard: it then sees
-        everything that woke the caller."""
-        running = self._reads.get(key)
-        if running is None or running[0] < since:
-            future = asyncio.ensure_future(anyio.to_thread.run_sync(read, *args))
-            running = self._reads[key] = (self.commits(key[0]), future)
-
-            def forget(key: Any = key, running: Any = running) -> None:
-                if self._reads.get(key) is running:
-                    del self._reads[key]
-
-            # kept for the streams woken by the same commits a little later (see `follow`)
-            loop = asyncio.get_running_loop()
-            future.add_done_callback(lambda _: loop.call_later(GATHER, forget))
-        return await asyncio.shield(running[1])
-
-    @contextmanager
-    def watching(self, game_id: UUID) -> Iterator[asyncio.Event]:
-        entry = (asyncio.get_running_loop(), asyncio.Event())
-        with self._lock:
-            if self._following is None:
-                self._following = token = object()
-                threading.Thread(target=self._tail, args=(token,), daemon=True).start()
-            self._waiters.setdefault(game_id, set()).add(entry)
-            self._commits.setdefault(game_id, 0)
-        try:
-            yield entry[1]
-        finally:
-            closing = None
-            with self._lock:
-                waiters = self._waiters.get(game_id)
-                if waiters is not None:
-                    waiters.discard(entry)
-                    if not waiters:
-                        del self._waiters[game_id]
-                        self._commits.pop(game_id, None)
-                if not self._waiters:
-                    closing = self._unfollow()
-            if closing is not None:
-                closing.stop()  # the last stream closed
-
-
-def _set_all(events: list[asyncio.Event]) -> None:
-    for event in events:
-        event.set()
 
 
 Shown = tuple[dict[str, Any], bytes]  # an event as the seat sees it, and its JSON
@@ -248,14 +112,13 @@ async def _sse(
 
 
 def opening(
-    request: Request[Any, Any, Any], game_id: UUID, token: str | None, after: int
-) -> tuple[Tabletop, int | None, bool]:
-    """The app, the caller's seat (None for spectators) and whether the game is over with
-    nothing after `after` to send; 401/404 before streaming."""
-    t: Tabletop = request.app.state.tabletop
+    t: Tabletop, request: Request[Any, Any, Any], game_id: UUID, token: str | None, after: int
+) -> tuple[int | None, bool]:
+    """The caller's seat (None for spectators) and whether the game is over with nothing
+    after `after` to send; 401/404 before streaming."""
     fold = t.game(game_id)
     seat = t.game_reads.seat_for(fold, t.stream_caller(request, token, required=False))
-    return t, seat, fold.over and after >= fold.version
+    return seat, fold.over and after >= fold.version
 
 
 @get(
@@ -272,6 +135,7 @@ def opening(
 )
 async def stream_events(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     game_id: FromPath[UUID],
     after: Annotated[int, QueryParameter(ge=0, le=2**31)] = 0,
     last_event_id: Annotated[
@@ -292,7 +156,8 @@ async def stream_events(
     if EVENT_STREAM not in request.headers.get("accept", ""):
         raise NotAcceptable("not_acceptable", f"this endpoint streams {EVENT_STREAM} only")
     start = max(after, last_event_id or 0)
-    t, seat, done = await anyio.to_thread.run_sync(opening, request, game_id, token, start)
+    t = tabletop
+    seat, done = await anyio.to_thread.run_sync(opening, t, request, game_id, token, start)
     if done:
         return Response(None, status_code=204)
     return ServerSentEvent(_sse(t, game_id, seat, start), retry_duration=RETRY_MS)

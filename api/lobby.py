@@ -4,20 +4,18 @@ lag (see /metrics), usually milliseconds."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
 from litestar import Request, Response, get
 from litestar.params import FromPath, FromQuery, QueryParameter
 
+from api.bootstrap import Shared
 from api.errors import documented
 from api.paging import LINK, decode_cursor, next_link, page
 from projections.summary import GameSummary, decode
 from service.errors import NotFound
-
-if TYPE_CHECKING:
-    from api.app import Tabletop
 
 RECENT = 10
 
@@ -58,11 +56,6 @@ class PlayerProfile(msgspec.Struct, kw_only=True):
     ratings: list[Rating] = []  # per game type, once a rated game is finished
 
 
-def _tabletop(request: Request[Any, Any, Any]) -> Tabletop:
-    tabletop: Tabletop = request.app.state.tabletop
-    return tabletop
-
-
 @get(
     "/v1/games",
     operation_id="listGames",
@@ -72,6 +65,7 @@ def _tabletop(request: Request[Any, Any, Any]) -> Tabletop:
 )
 async def list_games(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     game: Annotated[str | None, QueryParameter(min_length=1, max_length=64)] = None,
     status: FromQuery[Literal["open", "active", "finished", "aborted"] | None] = None,
     player: Annotated[str | None, QueryParameter(min_length=1, max_length=64)] = None,
@@ -86,7 +80,7 @@ async def list_games(
     Example: GET /v1/games?status=open&game=puerto-rico&limit=20"""
     # A handler of its own thread, not sync_to_thread: Litestar wraps a sync handler that
     # shares its path (POST /v1/games) once per app built, and would answer its coroutine.
-    reads = _tabletop(request).listings
+    reads = tabletop.listings
     before = decode_cursor(cursor) if cursor is not None else None
     rows = await anyio.to_thread.run_sync(reads.list_games, game, status, player, before, limit + 1)
     summaries, next_cursor = page(rows, limit)
@@ -101,12 +95,12 @@ async def list_games(
     sync_to_thread=True,
     responses=documented(404),
 )
-def get_player(request: Request[Any, Any, Any], player_id: FromPath[str]) -> PlayerProfile:
+def get_player(tabletop: Shared, player_id: FromPath[str]) -> PlayerProfile:
     """A player's profile: games played and won per game type, the recent games with their
     final rank and score, and its rating per game type. Bots have profiles too: `bot:greedy`.
 
     Example: GET /v1/players/bot:greedy"""
-    t = _tabletop(request)
+    t = tabletop
     ratings = [msgspec.convert(r, Rating) for r in t.listings.ratings_of(player_id)]
     if player_id.startswith("bot:") and ratings:
         name = f"{player_id.removeprefix('bot:')} bot"

@@ -8,23 +8,32 @@ share counters. Moves and lag are read when scraped, not kept up to date on ever
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
-from litestar import Request, Response, get
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
+from api.health import StoreWatch
 from projections.runner import lag
-from projections.views import NAME
+from projections.views import NAME, GamesView
+from service.games import Games
+from service.reads import GameReads
+from service.store import EventStoreApp
 
-if TYPE_CHECKING:
-    from api.app import Tabletop
+
+class Observed(Protocol):
+    """What the metrics read at scrape time (api/bootstrap.py's Tabletop)."""
+
+    games: Games
+    game_reads: GameReads
+    reads: GamesView
+    store: EventStoreApp
+    watch: StoreWatch
 
 
 class Metrics:
-    def __init__(self, tabletop: Tabletop) -> None:
+    def __init__(self, tabletop: Observed) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.requests = Counter(
             "tabletop_http_requests",
@@ -48,7 +57,7 @@ class Metrics:
 class _Scraped(Collector):
     """Figures read at scrape time: the game service's move count and the projection lag."""
 
-    def __init__(self, tabletop: Tabletop) -> None:
+    def __init__(self, tabletop: Observed) -> None:
         self._t = tabletop
 
     def describe(self) -> list[Metric]:
@@ -87,20 +96,3 @@ class _Scraped(Collector):
         )
         age.add_metric([NAME], seconds)
         yield age
-
-
-@get(
-    "/metrics",
-    operation_id="metrics",
-    tags=["operations"],
-    sync_to_thread=True,
-    media_type=CONTENT_TYPE_LATEST,
-    include_in_schema=True,
-)
-def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """The server's metrics, in Prometheus text exposition format: requests by route and
-    status, their latency, moves applied, the projection lag.
-
-    Example: GET /metrics"""
-    tabletop: Tabletop = request.app.state.tabletop
-    return Response(generate_latest(tabletop.metrics.registry), media_type=CONTENT_TYPE_LATEST)

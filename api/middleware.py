@@ -14,7 +14,7 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 if TYPE_CHECKING:
-    from api.app import Tabletop
+    from api.bootstrap import Tabletop
 
 log = structlog.get_logger("tabletop.http")
 

@@ -9,11 +9,14 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from api.app import Tabletop, create_app
+from api.app import create_app
+from api.bootstrap import Tabletop
 from api.game_pages import PAGES, page
 from api.game_types import typed
 from api.problem_codes import table
+from domain.contract import Game
 from domain.registry import GAMES
 from service.settings import Settings
 from service.store import open_store
@@ -42,7 +45,11 @@ def generated() -> dict[Path, Callable[[], str]]:
     """Every generated file and what writes it."""
     files: dict[Path, Callable[[], str]] = {DOCUMENT: generate, GUIDE: guide}
     for name in sorted(GAMES):
-        files[PAGES / f"{name}.md"] = lambda game=GAMES[name]: page(game)
+
+        def write_page(game: Game[Any, Any] = GAMES[name]) -> str:
+            return page(game)
+
+        files[PAGES / f"{name}.md"] = write_page
     return files
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import suppress
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import anyio
 import msgspec
@@ -20,12 +20,11 @@ from litestar import Request, get
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
+from api.bootstrap import Shared, Tabletop
 from api.errors import documented
-from api.live import ANY_GAME, EVENT_STREAM, HEARTBEAT, RETRY_MS, NotAcceptable
+from api.hub import ANY_GAME
+from api.live import EVENT_STREAM, HEARTBEAT, RETRY_MS, NotAcceptable
 from projections.notices import Notice
-
-if TYPE_CHECKING:
-    from api.app import Tabletop
 
 NDJSON = "application/x-ndjson"
 LOOK_EVERY = 1.0  # seconds: the longest a notice waits for a stream that missed its wake
@@ -72,6 +71,7 @@ def _id(row: bytes) -> int:
 )
 async def player_stream(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     after: Annotated[int, QueryParameter(ge=0, le=2**62)] = 0,
     last_event_id: Annotated[
         int | None, HeaderParameter(name="Last-Event-ID", ge=0, le=2**62)
@@ -88,7 +88,7 @@ async def player_stream(
     EventSource signs in with `?token=` (POST /v1/stream-tokens) instead of a header.
 
     Example: GET /v1/players/me/stream?after=0"""
-    t: Tabletop = request.app.state.tabletop
+    t = tabletop
     accept = request.headers.get("accept", "")
     if EVENT_STREAM not in accept and NDJSON not in accept:
         raise NotAcceptable("not_acceptable", f"send Accept: {EVENT_STREAM} or {NDJSON}")

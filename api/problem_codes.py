@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import api.errors
 
@@ -49,6 +50,7 @@ def codes() -> dict[str, tuple[int, list[str]]]:
         _, modules = found.setdefault(code, (status, set()))
         modules.add(module)
 
+    code: str | None
     for status, code in api.errors._CODES.items():
         add(code, status, "api/errors.py")
     for path in _sources():
@@ -61,7 +63,8 @@ def codes() -> dict[str, tuple[int, list[str]]]:
             if name == "problem" and len(node.args) > 1:  # problem(status, code, detail)
                 status_node, first = node.args[0], node.args[1]
                 if isinstance(status_node, ast.Constant) and _text(first):
-                    add(str(_text(first)), int(status_node.value), module)
+                    # the status is an int literal in every call
+                    add(str(_text(first)), int(cast(int, status_node.value)), module)
                 continue
             code = _text(first)
             if name not in raisers or code is None:

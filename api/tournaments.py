@@ -4,16 +4,18 @@ spread), list, export; the leaderboard of each game type."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import anyio
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.datastructures import ResponseHeader
+from litestar.openapi.spec import SecurityRequirement
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
+from api.bootstrap import Shared, Tabletop
 from api.conditional import IMMUTABLE
 from api.errors import documented
 from api.paging import LINK, decode_cursor, encode_cursor, next_link, page
@@ -25,10 +27,7 @@ from service.audit import tournament_export
 from service.tournament_log import Folded
 from service.tournaments import NewTournament
 
-if TYPE_CHECKING:
-    from api.app import Tabletop
-
-BEARER = [{"bearer": []}]
+BEARER: list[SecurityRequirement] = [{"bearer": []}]
 NDJSON = "application/x-ndjson"
 _BOARD = b"board:"
 _TOURNAMENTS = b"tournaments:"
@@ -98,11 +97,6 @@ class Leaderboard(msgspec.Struct):
     next_cursor: str | None
 
 
-def _t(request: Request[Any, Any, Any]) -> Tabletop:
-    tabletop: Tabletop = request.app.state.tabletop
-    return tabletop
-
-
 def _out(t: Folded) -> TournamentOut:
     state = t.state
     return TournamentOut(
@@ -139,8 +133,7 @@ def _out(t: Folded) -> TournamentOut:
     )
 
 
-def _caller_and(request: Request[Any, Any, Any]) -> Any:
-    t = _t(request)
+def _caller_and(t: Tabletop, request: Request[Any, Any, Any]) -> Any:
     player = t.caller(request, required=True)
     assert player is not None
     return t, player
@@ -155,7 +148,7 @@ def _caller_and(request: Request[Any, Any, Any]) -> Any:
     responses=documented(400, 401, 415, 422),
 )
 async def create_tournament(
-    request: Request[Any, Any, Any], data: JSONBody[NewTournament]
+    request: Request[Any, Any, Any], tabletop: Shared, data: JSONBody[NewTournament]
 ) -> Response[TournamentOut]:
     """Create a tournament (you organise it): the game and its options, `format` (swiss,
     round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank
@@ -168,7 +161,7 @@ async def create_tournament(
 
     # Its own thread, not sync_to_thread: see api/lobby.py's list_games.
     def create() -> TournamentOut:
-        t, player = _caller_and(request)
+        t, player = _caller_and(tabletop, request)
         return _out(t.tournaments.create(player, data))
 
     out = await anyio.to_thread.run_sync(create)
@@ -186,6 +179,7 @@ async def create_tournament(
 )
 def register(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     tournament_id: FromPath[UUID],
     data: JSONBody[Register | None] = None,
 ) -> TournamentOut:
@@ -193,7 +187,7 @@ def register(
     `already_registered` twice, `tournament_started` once it has started.
 
     Example: POST /v1/tournaments/{tournament_id}/register {"bot": "greedy"}"""
-    t, player = _caller_and(request)
+    t, player = _caller_and(tabletop, request)
     return _out(t.tournaments.register(player, tournament_id, data.bot if data else None))
 
 
@@ -208,6 +202,7 @@ def register(
 )
 def withdraw(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     tournament_id: FromPath[UUID],
     data: JSONBody[Withdraw | None] = None,
 ) -> TournamentOut:
@@ -215,7 +210,7 @@ def withdraw(
     game of theirs is forfeited, and they are paired no more.
 
     Example: POST /v1/tournaments/{tournament_id}/withdraw {"entrant": "bot:greedy:1"}"""
-    t, player = _caller_and(request)
+    t, player = _caller_and(tabletop, request)
     return _out(t.tournaments.withdraw(player, tournament_id, data.entrant if data else None))
 
 
@@ -228,13 +223,15 @@ def withdraw(
     security=BEARER,
     responses=documented(400, 401, 403, 404, 409, 422),
 )
-def start(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> TournamentOut:
+def start(
+    request: Request[Any, Any, Any], tabletop: Shared, tournament_id: FromPath[UUID]
+) -> TournamentOut:
     """Start the tournament (its organiser only). The first round's tables become games at
     once; later rounds start by themselves when every game of a round has finished. 422
     `too_few_players` below a full table.
 
     Example: POST /v1/tournaments/{tournament_id}/start"""
-    t, player = _caller_and(request)
+    t, player = _caller_and(tabletop, request)
     return _out(t.tournaments.start(player, tournament_id))
 
 
@@ -245,12 +242,12 @@ def start(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> Tou
     sync_to_thread=True,
     responses=documented(400, 404),
 )
-def get_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> TournamentOut:
+def get_tournament(tabletop: Shared, tournament_id: FromPath[UUID]) -> TournamentOut:
     """The tournament: rounds, tables with their game ids and results, the standings and
     the seat spread.
 
     Example: GET /v1/tournaments/{tournament_id}"""
-    return _out(_t(request).tournaments.get(tournament_id))
+    return _out(tabletop.tournaments.get(tournament_id))
 
 
 @get(
@@ -263,6 +260,7 @@ def get_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID
 )
 def list_tournaments(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     status: FromQuery[Literal["open", "running", "finished"] | None] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
@@ -272,7 +270,7 @@ def list_tournaments(
 
     Example: GET /v1/tournaments?status=open"""
     before = decode_cursor(cursor, _TOURNAMENTS) if cursor is not None else None
-    rows = _t(request).listings.list_tournaments(status, before, limit + 1)
+    rows = tabletop.listings.list_tournaments(status, before, limit + 1)
     summaries, next_cursor = page(rows, limit, _TOURNAMENTS)
     body = TournamentPage([decode_summary(summary) for summary in summaries], next_cursor)
     return Response(body, headers=next_link(request, cursor=next_cursor))
@@ -286,14 +284,14 @@ def list_tournaments(
     media_type=NDJSON,
     responses=documented(400, 404),
 )
-def export_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[UUID]) -> Stream:
+def export_tournament(tabletop: Shared, tournament_id: FromPath[UUID]) -> Stream:
     """The tournament's log (`tabletop-tournament/2`): a header, its hash-chained events,
     and the final standings once finished. `tabletop verify FILE --games DIR` checks it and
     each table's result against its game's export (`DIR/<game id>.ndjson`). A finished
     tournament's never changes (`Cache-Control: immutable`).
 
     Example: GET /v1/tournaments/{tournament_id}/export"""
-    t = _t(request)
+    t = tabletop
     finished = t.tournaments.get(tournament_id).state.status == "finished"  # 404 if unknown
     lines = tournament_export(t.store, tournament_id)
     body = [msgspec.json.encode(line) + b"\n" for line in lines]
@@ -310,6 +308,7 @@ def export_tournament(request: Request[Any, Any, Any], tournament_id: FromPath[U
 )
 def leaderboard(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     game: FromPath[str],
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
@@ -320,7 +319,7 @@ def leaderboard(
 
     Example: GET /v1/leaderboards/puerto-rico?limit=20"""
     offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
-    rows = _t(request).listings.leaderboard(game, offset, limit + 1)
+    rows = tabletop.listings.leaderboard(game, offset, limit + 1)
     more = len(rows) > limit
     lines = [
         BoardLine(place=offset + i + 1, **{k: r[k] for k in ("participant", "name", "ordinal",

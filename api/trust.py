@@ -3,16 +3,16 @@ transparency log's signed tree heads, inclusion proofs and consistency proofs.""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
 import msgspec
-from litestar import Request, get
+from litestar import get
 from litestar.params import FromPath, QueryParameter
 
+from api.bootstrap import Shared
 from api.errors import documented
 from service.signing import public_out
-from service.store import EventStoreApp
 from service.transparency import head_out, log_of
 
 Size = Annotated[int, QueryParameter(ge=0, le=2**62)]
@@ -62,18 +62,13 @@ class ConsistencyOut(msgspec.Struct, kw_only=True):
     proof: list[str]  # RFC 9162 consistency proof, hex
 
 
-def _store(request: Request[Any, Any, Any]) -> EventStoreApp:
-    store: EventStoreApp = request.app.state.tabletop.store
-    return store
-
-
 @get("/v1/keys", operation_id="listKeys", tags=["trust"], sync_to_thread=True)
-def list_keys(request: Request[Any, Any, Any]) -> KeysOut:
+def list_keys(tabletop: Shared) -> KeysOut:
     """The service's Ed25519 public keys: the current one signs exports and tree heads; an
     older (rotated) one still verifies what it signed. Save this for `tabletop verify --key`.
 
     Example: GET /v1/keys"""
-    keys = log_of(_store(request)).signer.published()
+    keys = log_of(tabletop.store).signer.published()
     out = [public_out(k, i == len(keys) - 1) for i, k in enumerate(keys)]
     return KeysOut([msgspec.convert(k, KeyOut) for k in out])
 
@@ -85,13 +80,13 @@ def list_keys(request: Request[Any, Any, Any]) -> KeysOut:
     sync_to_thread=True,
     responses=documented(400, 404),
 )
-def tree_head(request: Request[Any, Any, Any], tree_size: SomeSize = None) -> HeadOut:
+def tree_head(tabletop: Shared, tree_size: SomeSize = None) -> HeadOut:
     """The latest signed tree head of the transparency log (every ended game and finished
     tournament, by final hash), or the one signed over `tree_size` leaves (404
     `head_not_found` if none was). `tabletop monitor` checks each against the last it saved.
 
     Example: GET /v1/transparency/head"""
-    head = log_of(_store(request)).head(tree_size)
+    head = log_of(tabletop.store).head(tree_size)
     return msgspec.convert(head_out(head), HeadOut)
 
 
@@ -103,14 +98,14 @@ def tree_head(request: Request[Any, Any, Any], tree_size: SomeSize = None) -> He
     responses=documented(400),
 )
 def tree_heads(
-    request: Request[Any, Any, Any],
+    tabletop: Shared,
     after: Size = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
 ) -> HeadsOut:
     """The signed heads over more than `after` leaves, oldest first.
 
     Example: GET /v1/transparency/heads?after=0"""
-    heads = log_of(_store(request)).heads(after, limit)
+    heads = log_of(tabletop.store).heads(after, limit)
     return HeadsOut([msgspec.convert(head_out(h), HeadOut) for h in heads])
 
 
@@ -122,13 +117,13 @@ def tree_heads(
     responses=documented(400, 404, 422),
 )
 def inclusion(
-    request: Request[Any, Any, Any], subject_id: FromPath[UUID], tree_size: SomeSize = None
+    tabletop: Shared, subject_id: FromPath[UUID], tree_size: SomeSize = None
 ) -> InclusionOut:
     """The leaf of an ended game or finished tournament and its audit path to the latest
     signed head (or the head over `tree_size` leaves). 404 `not_in_log` before it ends.
 
     Example: GET /v1/transparency/inclusion/{subject_id}"""
-    proof = log_of(_store(request)).inclusion(str(subject_id), tree_size)
+    proof = log_of(tabletop.store).inclusion(str(subject_id), tree_size)
     return msgspec.convert(proof, InclusionOut)
 
 
@@ -139,12 +134,12 @@ def inclusion(
     sync_to_thread=True,
     responses=documented(400, 422),
 )
-def consistency(request: Request[Any, Any, Any], first: Size, second: Size) -> ConsistencyOut:
+def consistency(tabletop: Shared, first: Size, second: Size) -> ConsistencyOut:
     """The proof that the tree of `second` leaves extends the tree of `first` leaves by
     appending only (422 `invalid_tree_size` unless 0 <= first <= second <= the log's size).
 
     Example: GET /v1/transparency/consistency?first=1&second=2"""
-    proof = log_of(_store(request)).consistency(first, second)
+    proof = log_of(tabletop.store).consistency(first, second)
     return ConsistencyOut(first=first, second=second, proof=proof)
 
 

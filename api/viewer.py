@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Request, Response, get
@@ -18,10 +18,8 @@ from litestar.enums import MediaType
 from litestar.params import FromPath, QueryParameter
 from litestar.static_files import create_static_files_router
 
+from api.bootstrap import Shared
 from api.perspective import replay_out
-
-if TYPE_CHECKING:
-    from api.app import Tabletop
 
 STATIC = Path(__file__).resolve().parent / "static"
 # No inline script: everything the pages run comes from /static (a strict CSP holds).
@@ -80,13 +78,14 @@ def player_page(player_id: FromPath[str]) -> Response[str]:
 @get("/games/{game_id:uuid}/board", include_in_schema=False, sync_to_thread=True)
 def board(
     request: Request[Any, Any, Any],
+    tabletop: Shared,
     game_id: FromPath[UUID],
     version: Annotated[int, QueryParameter(ge=-(2**31), le=2**31)],
     seat: Annotated[int | None, QueryParameter(ge=0, le=15)] = None,
 ) -> dict[str, Any]:
     """The board at `version` as the caller (or, once finished, `seat`) sees it: the game's
     `render` of the very view GET /v1/games/{id}/replay answers with the same arguments."""
-    t: Tabletop = request.app.state.tabletop
+    t = tabletop
     fold = t.game(game_id)
     caller = t.game_reads.seat_for(fold, t.caller(request, required=False))
     out = replay_out(t.game_reads, fold, caller, version, seat)

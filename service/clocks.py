@@ -1,13 +1,15 @@
 """Time controls: what a game's clock is, and the clock folded from the events' time stamps.
 
-Time is data. The service stamps every event with the server's time (`at`); a clock is a
-fold over those stamps, so the export alone lets anyone recompute every seat's remaining
-time and check that each timeout was due and that no decision came after its deadline.
+Time is data. The service stamps every event with the time its decision was made (`at`);
+a clock is a fold over those stamps, so the export alone lets anyone recompute every seat's
+remaining time and check that each timeout was due and that no decision came after its
+deadline.
 
 A seat's decision starts at the event after which the game awaits it (its clock runs from
 that event's `at`) and ends at the first event of its command, which records the time it
-used. Simultaneous decisions run every awaited seat's clock at once. Bots (and seats that
-forfeited, which bots play) never run a clock.
+used. Simultaneous decisions run every awaited seat's clock at once. A seat that forfeited
+never runs a clock; a bot's seat runs one in games created with `bot_clocks` (its thinking
+is its own time), and never in older games (Fold.timed_seats).
 
 - `fischer`: each seat has `initial_s`; a decision costs the time it used and then gains
   `increment_s`. The deadline is the decision's start plus the time left.

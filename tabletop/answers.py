@@ -109,8 +109,9 @@ class EventOut(msgspec.Struct, omit_defaults=True):
 class MoveResult(msgspec.Struct):
     version: int
     events: list[EventOut]
-    awaiting: list[int]  # whose decision the game waits for now
+    awaiting: list[int]  # whose decision the game waits for now (bots' seats too)
     status: str
+    legal: LegalMoves | None = None  # the mover's next legal moves, when it is awaited again
 
 
 class EventPage(msgspec.Struct):

@@ -5,11 +5,15 @@ bodies of openapi/openapi.json), and a game's moves into its own command types (
 so a bot works with `ChooseRole(role="settler")`, not with dicts. Every write carries an
 Idempotency-Key; a write whose answer is lost (a dropped connection, a 503) is sent again
 with the same key, so it is applied once. A refusal raises `ApiError` with its stable code.
+Other seats (bots too) move after the request that leaves the game to them: `wait` for them
+with the long poll, never in a loop of reads.
 
     with Client("http://127.0.0.1:8000", key) as api:
         game = api.create_game("santa-maria", 2, seat=0, bots={1: "random"})
         legal = api.legal_moves(game.id)
-        api.move(game.id, legal.version, commands(game.game, legal.moves)[0])
+        answer = api.move(game.id, legal.version, commands(game.game, legal.moves)[0])
+        if answer.legal is None:  # the bot's turn: the game once it has moved
+            game = api.wait(game.id, answer.version)
 """
 
 from __future__ import annotations
@@ -173,10 +177,27 @@ class Client:
         """The game as this player may see it (its seat's view while it runs)."""
         return self._send("GET", f"/v1/games/{game_id}", GameOut)
 
-    def legal_moves(self, game_id: str, page: int = 1000) -> LegalMoves:
-        """Every move this player's seat may make now, all pages joined."""
+    def wait(self, game_id: str, version: int, timeout_s: float = 30.0) -> GameOut:
+        """The game once it is past `version` (or over), or as it is after `timeout_s`
+        seconds (60 at most): a long poll, the way to wait for other seats (bots move after
+        the request that leaves the game to them). Send the last version seen: the answer
+        comes with the next commit, at once if there was one since."""
+        params = {"wait_for_version": version, "timeout_s": timeout_s}
+        read = self.http.timeout.read
+        timeout = httpx.Timeout(  # the wait on top of what any answer may take
+            self.http.timeout.connect, read=None if read is None else read + timeout_s
+        )
+        return self._send("GET", f"/v1/games/{game_id}", GameOut, params=params, timeout=timeout)
+
+    def legal_moves(
+        self, game_id: str, page: int = 1000, *, first: LegalMoves | None = None
+    ) -> LegalMoves:
+        """Every move this player's seat may make now, all pages joined; from `first` on
+        where a first page is had already (a move's answer's `legal`: one request fewer)."""
         params = {"offset": 0, "limit": page}
-        first = self._send("GET", f"/v1/games/{game_id}/legal-moves", LegalMoves, params=params)
+        if first is None:
+            path = f"/v1/games/{game_id}/legal-moves"
+            first = self._send("GET", path, LegalMoves, params=params)
         while len(first.moves) < first.total:
             params["offset"] = len(first.moves)
             more = self._send("GET", f"/v1/games/{game_id}/legal-moves", LegalMoves, params=params)
@@ -187,7 +208,10 @@ class Client:
 
     def move(self, game_id: str, expected_version: int, move: Any) -> MoveResult:
         """Play `move` (a command struct or its JSON object) at `expected_version`; 409
-        `version_conflict` (ApiError.version: the current one) when the game has moved."""
+        `version_conflict` (ApiError.version: the current one) when the game has moved. The
+        answer comes once the move is saved (bots awaited next move after it: `wait` for
+        them); its `legal` is the seat's next legal moves (the first page: `legal_moves(id,
+        first=answer.legal)` reads the rest, if any) when the game awaits the seat again."""
         body = {"expected_version": expected_version, "move": msgspec.to_builtins(move)}
         return self._write(f"/v1/games/{game_id}/moves", MoveResult, body)
 

@@ -173,7 +173,11 @@ def _bot_games(store: EventStoreApp, count: int) -> list[uuid.UUID]:
     service = GameService(store)
     player, _ = Players(store).register("bench")
     bots = {s: "random" for s in range(4)}
-    return [service.create(player, "puerto-rico", 4, {}, bots).id for _ in range(count)]
+    games = [service.create(player, "puerto-rico", 4, {}, bots).id for _ in range(count)]
+    for game in games:  # the bot runner plays them out
+        service.settled(game, timeout=600)
+    service.close()
+    return games
 
 
 def _baseline_copy(store: EventStoreApp, app: Baseline, game: uuid.UUID) -> uuid.UUID:
@@ -644,8 +648,9 @@ def memory_section() -> None:
             if name not in GAMES:
                 continue
             bots = dict.fromkeys(range(seats), "random")
-            over = service.create(ada, name, seats, {}, bots)
+            over = service.settled(service.create(ada, name, seats, {}, bots).id)
             rows.append((f"{name}, {seats} bots, finished", over))
+        service.close()
         store.close()
         print("\n## Memory\n\n| cached game | events | deep size, KiB |\n|---|---|---|")
         for what, fold in rows:

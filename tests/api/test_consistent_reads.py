@@ -34,7 +34,7 @@ def test_a_write_through_one_process_is_read_by_the_other(two: tuple[Api, Api]) 
     assert b.game(game["id"], ada)["status"] == "open"  # b caches the open game
     assert a.client.post(f"/v1/games/{game['id']}/join", headers=a.auth(bob)).is_success
     seated = {0: ada, 1: bob}
-    on_loop = b.client.app.state.tabletop.games.heads  # type: ignore[attr-defined]
+    on_loop = b.client.app.state.tabletop.game_reads.heads  # type: ignore[attr-defined]
     asked = on_loop.queries
     moves = 0
     while (state := b.game(game["id"], ada))["status"] == "active":

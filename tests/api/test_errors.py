@@ -48,8 +48,8 @@ def test_identity_errors(api: Api) -> None:
 
 @pytest.mark.parametrize("humans", [False, True], ids=["with-a-bot", "two-humans"])
 def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
-    """Every refusal, on a game with a bot (moves in a worker thread) and on one of two
-    players (on Postgres, moves decided on the event loop)."""
+    """Every refusal, on a game with a bot (its decisions written by the bot runner, after
+    the request that leaves it awaited) and on one of two players."""
     ada = api.player("ada")
     c, auth = api.client, Api.auth(ada)
     for body, status, code in [
@@ -89,7 +89,8 @@ def test_game_errors_change_nothing(api: Api, humans: bool) -> None:
         bob = api.player("bob")
         game = c.post(f"/v1/games/{game['id']}/join", headers=Api.auth(bob)).json()
     else:
-        game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
+        created = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
+        game = api.settled(created["id"], ada)  # the bot has committed its card
     gid, version = game["id"], game["version"]
     stored = stored_events(api)
     events_before = c.get(f"/v1/games/{gid}/events").json()["events"]
@@ -199,6 +200,7 @@ def test_an_arbiter_audits_a_running_game(arbiter_api: Any) -> None:
     api, judge = arbiter_api
     ada = api.player("ada")
     game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    api.settled(game, ada)
     legal = api.legal(game, ada)
     assert api.move(game, ada, legal["version"], legal["moves"][0]).status_code == 200
     _problem(

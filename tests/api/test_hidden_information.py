@@ -9,6 +9,10 @@ from typing import Any
 from uuid import UUID
 
 from tests.support.api import Api
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 CARD_FIELDS = {"card", "cards", "hand", "hands", "deck", "my_commitment"}
 
@@ -32,7 +36,8 @@ def _cards_in(body: Any) -> set[int]:
 
 def _secrets(api: Api, game_id: str, viewer: int | None) -> set[int]:
     """Ground truth from the server's own state: what `viewer` must not learn now."""
-    fold = api.client.app.state.tabletop.games.get(UUID(game_id))  # type: ignore[attr-defined]
+    reads = api.client.app.state.tabletop.game_reads  # type: ignore[attr-defined]
+    fold = reads.get(UUID(game_id))
     if fold.status == "finished":
         return set()  # after the end everything is public
     state = fold.state
@@ -66,7 +71,7 @@ def _everything_seen(api: Api, game_id: str, player: dict[str, str] | None) -> l
 
 
 def test_no_endpoint_leaks_hidden_cards(api: Api) -> None:
-    rng = random.Random()
+    rng = random.Random(f"{base_seed()}/hidden-information")
     players = [api.player(f"p{i}") for i in range(3)]
     game_id = api.create(players[0], "secret-duel", 3, seat=0)["id"]
     for seat in (1, 2):

@@ -133,8 +133,10 @@ def test_resigning_among_three_lets_a_bot_play_it_out(api: Api) -> None:
     game = api.create(ada, "caylus", 3, {1: "random", 2: "random"}, seat=0)
     r = _post(api, game["id"], "resign", ada)
     assert r.status_code == 200, r.text
-    assert r.json()["status"] == "finished"  # bots played every seat to the end
-    assert r.json()["result"]["ranks"][0] == 3 and r.json()["seats"][0]["bot"] == "random"
+    assert r.json()["forfeited"] == {"0": "resigned"}
+    final = api.settled(game["id"])  # the bots play on after the request, on their own
+    assert final["status"] == "finished"  # bots played every seat to the end
+    assert final["result"]["ranks"][0] == 3 and final["seats"][0]["bot"] == "random"
     assert api.client.get(f"/v1/games/{game['id']}/audit").json()["verified"]
 
 
@@ -199,6 +201,9 @@ def test_a_stalled_plus_ultra_commitment_is_resolved_by_a_timeout(
     assert tabletop.timekeeper.tick() == 1
     moved_on = api.game(game["id"])
     assert moved_on["version"] > stalled["version"]  # the game goes on
+    # the timeout is written alone; the policy's bot decides for the seat in a write of its
+    # own, after it (the bot runner's): wait for that decision
+    api.wait(game["id"], stalled["version"] + 1, timeout=30)
     events = api.client.get(f"/v1/games/{game['id']}/events").json()["events"]
     timed_out = [i for i, e in enumerate(events) if e["type"] == "timed_out"]
     assert [events[i]["data"]["seat"] for i in timed_out] == [1]

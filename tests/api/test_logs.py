@@ -13,6 +13,10 @@ from api.main import build
 from service.logs import configure
 from service.settings import Settings
 from tests.support.api import Api
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def test_request_id_and_moves_in_json_logs(sqlite_settings: Settings) -> None:
@@ -23,10 +27,12 @@ def test_request_id_and_moves_in_json_logs(sqlite_settings: Settings) -> None:
             api = Api(client)
             ada = api.player("ada")
             game = api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)
+            api.settled(game["id"], ada)  # the bot commits after the request, on its own
             legal = api.legal(game["id"], ada)
+            rng = random.Random(f"{base_seed()}/logs")
             answer = client.post(
                 f"/v1/games/{game['id']}/moves",
-                json={"expected_version": legal["version"], "move": random.choice(legal["moves"])},
+                json={"expected_version": legal["version"], "move": rng.choice(legal["moves"])},
                 headers={**Api.auth(ada, "k1"), "X-Request-ID": "req-42"},
             )
             assert answer.status_code == 200

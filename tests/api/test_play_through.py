@@ -14,7 +14,10 @@ import pytest
 from service.audit import fold_lines
 from tests.conftest import all_games
 from tests.support.api import Api
-from tests.support.sampling import base_seed
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def _finished_game(
@@ -51,7 +54,8 @@ def _seats(api: Api, game: str) -> int:
 @pytest.mark.parametrize("game", all_games())
 def test_play_replay_export_verify(api: Api, game: str, humans: bool, tmp_path: Path) -> None:
     game_id, _ = _finished_game(api, game, _seats(api, game), humans)
-    loop_writer = api.client.app.state.tabletop.games.loop_writer  # type: ignore[attr-defined]
+    writes = api.client.app.state.tabletop.games.writes  # type: ignore[attr-defined]
+    loop_writer = writes.loop_writer
     if humans and loop_writer is not None:  # Postgres: the moves were saved on the loop
         assert loop_writer.transactions > 0
     exported = api.client.get(f"/v1/games/{game_id}/export")

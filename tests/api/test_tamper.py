@@ -17,6 +17,10 @@ from litestar.testing import TestClient
 from api.main import build
 from service.settings import Settings
 from tests.support.api import Api
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def _schema(settings: Settings) -> str:
@@ -32,7 +36,7 @@ def test_one_changed_byte_is_named(
     game = pg_api.create(ada, "secret-duel", 3, {1: "random", 2: "random"}, seat=0)["id"]
     pg_api.play_out(game, {0: ada}, random.Random(7))
     assert pg_api.client.get(f"/v1/games/{game}/audit").json()["verified"] is True
-    rng = random.Random()
+    rng = random.Random(f"{base_seed()}/tamper/{where}")
     schema = _schema(pg_settings)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         table = f'"{schema}".tabletop_events'

@@ -27,6 +27,7 @@ def test_events_have_readable_lines_and_the_board_is_the_replay_view(pg_api: Api
     alice = pg_api.player("alice")
     game = pg_api.create(alice, "puerto-rico", 3, bots={0: "random", 1: "random", 2: "random"})
     gid = game["id"]
+    assert pg_api.settled(gid)["status"] == "finished"  # the bots play it after the request
     events = pg_api.client.get(f"/v1/games/{gid}/events?limit=10000").json()["events"]
     assert all(e["text"] for e in events)
     assert events[0]["text"].startswith("Game of puerto-rico created")
@@ -43,8 +44,10 @@ def test_events_have_readable_lines_and_the_board_is_the_replay_view(pg_api: Api
 
 def test_a_finished_game_seen_by_each_seat(pg_api: Api) -> None:
     alice = pg_api.player("alice")
-    game = pg_api.create(alice, "plus-ultra", 3, bots={0: "random", 1: "random", 2: "random"})
-    gid = game["id"]
+    created = pg_api.create(alice, "plus-ultra", 3, bots={0: "random", 1: "random", 2: "random"})
+    gid = created["id"]
+    game = pg_api.settled(gid)  # the bots play it after the request, on their own
+    assert game["status"] == "finished"
     middle = game["version"] // 2
     public = pg_api.client.get(f"/v1/games/{gid}/replay?version={middle}").json()
     before = pg_api.client.get(f"/v1/games/{gid}/replay?version={middle}&seat=1").json()

@@ -14,15 +14,18 @@ import pytest
 from service.lines import service_line
 from tests.conftest import all_games
 from tests.support.api import Api
-from tests.support.sampling import base_seed
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
 
 
 def _expected(api: Api, game_id: str, seat: int | None) -> tuple[Any, list[Any]]:
-    games = api.client.app.state.tabletop.games  # type: ignore[attr-defined]
-    fold = games.get(UUID(game_id))
+    reads = api.client.app.state.tabletop.game_reads  # type: ignore[attr-defined]
+    fold = reads.get(UUID(game_id))
     view = msgspec.to_builtins(fold.game.view(fold.state, seat))
     events = []
-    for e in games.stored(fold.id):
+    for e in reads.stored(fold.id):
         data = e.data
         # the readable line: the game's own, of the event as this seat may see it
         text = service_line(e.type, data, seat)

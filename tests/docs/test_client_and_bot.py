@@ -40,11 +40,13 @@ def test_a_bot_written_against_the_client_plays_santa_maria_to_the_end(server: s
         moves = 0
         while (game := api.game(game.id)).status == "active":
             legal = api.legal_moves(game.id)
-            if legal.moves:
-                typed = commands(game.game, legal.moves)
-                assert all(type(c).__module__ == "domain.santa_maria.commands" for c in typed)
-                api.move(game.id, legal.version, typed[-1])
-                moves += 1
+            if not legal.moves:  # the bot's turn: it moves on its own, after our request
+                api.wait(game.id, legal.version)
+                continue
+            typed = commands(game.game, legal.moves)
+            assert all(type(c).__module__ == "domain.santa_maria.commands" for c in typed)
+            api.move(game.id, legal.version, typed[-1])
+            moves += 1
         assert game.status == "finished" and game.result is not None and moves > 10
         assert api.audit(game.id).verified
         lines = api.export(game.id)
@@ -60,6 +62,8 @@ def test_the_client_raises_refusals_with_their_codes(server: str) -> None:
     with Client(server) as api:
         api.register("refused")
         game = api.create_game("caylus", 2, seat=0, bots={1: "random"})
+        while 0 not in game.awaiting:  # the bot may begin: it moves after the request
+            game = api.wait(game.id, game.version)
         legal = api.legal_moves(game.id)
         with pytest.raises(ApiError) as stale:
             api.move(game.id, legal.version - 1, legal.moves[0])

@@ -99,11 +99,16 @@ def test_a_generated_client_plays_each_game_with_typed_moves(
         game_id = uuid.UUID(created.id)
         played: set[str] = set()
         while (state := get_game.sync(game_id, client=client)).status == "active":
+            if state.awaiting != [0]:  # the bot decides (after the request, on its own):
+                waited = get_game.sync(  # the long poll, until the game has moved on
+                    game_id, client=client, wait_for_version=state.version, timeout_s=30
+                )
+                assert isinstance(waited, models.GameOut), waited
+                continue
             answer = get_legal_moves.sync_detailed(game_id, client=client)
             assert isinstance(answer.parsed, models.LegalMoves), answer.content[:300]
             raw = json.loads(answer.content)
-            if not raw["moves"]:
-                continue
+            assert raw["moves"], raw  # the seat is awaited: it has a move
             move = raw["moves"][0]
             typed = getattr(models, classes[move["type"]]).from_dict(move)
             assert type(typed).__name__.startswith(classes[move["type"]])

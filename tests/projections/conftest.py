@@ -19,10 +19,13 @@ def caught_up(api: Api) -> None:
 
 
 def bot_games(games: GameService, count: int, rng: random.Random) -> list[Any]:
-    """Bots-only secret-duel games, played to the end inside `create`."""
-    folds = []
+    """Bots-only secret-duel games, played to the end by the bot runner: all created first
+    (the runner plays them side by side), then each awaited until it is over."""
+    created = []
     for _ in range(count):
         seats = rng.randint(2, 4)
         bots = dict.fromkeys(range(seats), "random")
-        folds.append(games.create(BOTS, "secret-duel", seats, {"rounds": 3}, bots))
+        created.append(games.create(BOTS, "secret-duel", seats, {"rounds": 3}, bots))
+    folds = [games.settled(fold.id) for fold in created]
+    assert all(fold.status == "finished" for fold in folds)
     return folds

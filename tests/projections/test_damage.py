@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from projections.runner import GamesRunner, view_for
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.settings import Settings
 from service.store import MsgspecTranscoder, open_store
 from tests.projections.conftest import bot_games
@@ -38,7 +38,7 @@ def test_a_damaged_record_does_not_stop_the_read_models(
 ) -> None:
     store = open_store(pg_settings)
     try:
-        damaged, healthy = bot_games(GameService(store), 2, random.Random(5))
+        damaged, healthy = bot_games(GameService(store), 2, random.Random(5))  # both over
         _damage(pg_url, pg_settings, damaged.id, damaged.version - 1, how)
         runner = GamesRunner(pg_settings)  # starts after the damage: it must read it
         try:
@@ -53,4 +53,5 @@ def test_a_damaged_record_does_not_stop_the_read_models(
         if str(damaged.id) in rows:  # left as it was before its damaged event
             assert rows[str(damaged.id)][4] < damaged.version - 1
     finally:
+        close_over(store)
         store.close()

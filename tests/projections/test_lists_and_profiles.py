@@ -29,6 +29,7 @@ def test_lobby_filters_and_profile(api: Api) -> None:
     active = api.create(ann, "secret-duel", 2, {1: "random"}, seat=0)
     finished = api.create(bob, "secret-duel", 2, {1: "random"}, seat=0)
     api.play_out(finished["id"], {0: bob}, random.Random(1))
+    api.settled(active["id"])  # its bot has committed: it awaits ann alone, and rests
     caught_up(api)
 
     lobby = _all_pages(api, status="open")

@@ -16,11 +16,13 @@ import httpx
 import msgspec
 import pytest
 
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Player
 from service.settings import Settings
 from service.store import open_store
 from tests.conftest import LiveServer
+from service.clocks import micros
+from service.fold import ENDINGS
 from tests.secret_duel import GAME
 from tests.support.api import Api
 
@@ -53,6 +55,7 @@ class Listener(threading.Thread):
         self.url, self.kind, self.headers, self.params = url, kind, headers, params
         self.events: list[dict[str, Any]] = []
         self.arrived: dict[int, float] = {}
+        self.arrived_us: dict[int, int] = {}  # the same, by the wall clock the stamps use
         self.ended = threading.Event()
 
     def run(self) -> None:
@@ -72,6 +75,7 @@ class Listener(threading.Thread):
             for event in parsed:
                 self.events.append(event)
                 self.arrived[event["version"]] = time.monotonic()
+                self.arrived_us[event["version"]] = time.time_ns() // 1000
         self.ended.set()
 
 
@@ -104,33 +108,29 @@ def test_streams_deliver_every_visible_event_live_and_nothing_hidden(
         def on_step(_: int, answer: dict[str, Any]) -> None:
             moved[answer["version"]] = time.monotonic()
 
-        last_running = 0
-        ended = float("inf")  # when the game's end was answered: everything is public then
-
-        def step(seat: int, answer: dict[str, Any]) -> None:
-            nonlocal last_running, ended
-            on_step(seat, answer)
-            if answer["status"] != "finished":
-                last_running = answer["version"]
-            else:
-                ended = time.monotonic()
-
         time.sleep(0.2)  # the streams have sent the backlog and wait
-        final = api.play_out(game_id, {0: ann}, random.Random(3), on_step=step)
+        final = api.play_out(game_id, {0: ann}, random.Random(3), on_step=on_step)
         for listener in listeners.values():
             assert listener.ended.wait(10), "the stream did not end with the game"
         full = client.get(f"/v1/games/{game_id}/events").json()["events"]  # public now
 
+    # The game ended when its ending was decided (the bots' last move may end it): an event
+    # that reached a stream before that stamp was read while the game ran, and must have
+    # been redacted for the stream's seat. (Stamps and arrivals: this machine's clock.)
+    ended_us = micros(next(e for e in full if e["type"] in ENDINGS)["at"])
     for seat, listener in listeners.items():
         versions = [e["version"] for e in listener.events]
         assert versions == list(range(1, final["version"] + 1)), "missing or out of order"
+        hidden = 0  # events sent while it ran that hid something from this seat
         for event, truth in zip(listener.events, full, strict=True):
             assert {k: event[k] for k in ("type", "seat", "at")} == {
                 k: truth[k] for k in ("type", "seat", "at")
             }
-            running = event["version"] <= last_running  # appended while the game ran...
-            if running and listener.arrived[event["version"]] < ended:  # ...and sent then
-                assert event["data"] == _redacted(truth, seat), (seat, event)
+            if listener.arrived_us[event["version"]] < ended_us:  # sent while it ran
+                shown = _redacted(truth, seat)
+                assert event["data"] == shown, (seat, event)
+                hidden += shown != truth["data"]
+        assert hidden, "no hidden card was checked"
         # Pushed, not polled: each move's events reach the stream right after the commit.
         delays = [listener.arrived[v] - t for v, t in moved.items()]
         assert max(delays) < 1.0, delays
@@ -181,7 +181,7 @@ def test_a_stream_hears_moves_made_by_another_process(pg_settings: Settings) -> 
             games = GameService(other)
             me = Player(ann["id"], "ann", "2026-01-01T00:00:00Z")
             rng = random.Random(4)
-            fold = games.get(uuid.UUID(game_id))
+            fold = games.settled(uuid.UUID(game_id))  # the server's bot commits first
             while fold.status == "active":
                 _, moves = games.legal_moves(fold, 0)
                 answer = games.move(me, fold.id, fold.version, rng.choice(moves), uuid.uuid4().hex)
@@ -190,8 +190,9 @@ def test_a_stream_hears_moves_made_by_another_process(pg_settings: Settings) -> 
                 while answer.version not in listener.arrived and time.monotonic() < deadline:
                     time.sleep(0.005)
                 assert answer.version in listener.arrived, "the stream did not hear the move"
-                fold = games.get(fold.id)
+                fold = games.settled(fold.id)  # this process's bot runner answers for seat 1
             assert listener.ended.wait(5)
             assert [e["version"] for e in listener.events] == list(range(1, fold.version + 1))
     finally:
+        close_over(other)
         other.close()

@@ -91,7 +91,8 @@ def test_a_move_saved_on_the_loop_is_503_when_the_store_does_not_answer(
         legal = api.legal(game["id"], ann)
         moved = api.move(game["id"], ann, legal["version"], legal["moves"][0])
         assert moved.status_code == 200, moved.text
-        loop_writer = client.app.state.tabletop.games.loop_writer  # type: ignore[attr-defined]
+        writes = client.app.state.tabletop.games.writes  # type: ignore[attr-defined]
+        loop_writer = writes.loop_writer
         assert loop_writer.transactions >= 1  # its connection is open; the next is cut
         legal = api.legal(game["id"], bob)
         proxy.cut()

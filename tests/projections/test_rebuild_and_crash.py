@@ -12,11 +12,12 @@ import sys
 import time
 
 from projections.runner import GamesRunner, rebuild, view_for
+from service.clocks import micros
 from service.wakeup import ring
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.settings import Settings
 from service.store import open_store
-from tests.projections.conftest import bot_games
+from tests.projections.conftest import BOTS, bot_games
 
 
 def _check_exactly_once(snapshot: dict[str, list[tuple[object, ...]]]) -> None:
@@ -32,16 +33,28 @@ def test_rebuild_equals_the_incremental_build(any_settings: Settings) -> None:
     runner = GamesRunner(any_settings)  # incremental: runs while the games are played
     try:
         games = GameService(store)
-        games.on_commit = lambda *_: ring()  # what the app does: wake the runner
+        games.games.writes.listen(lambda *_: ring())  # what the app does: wake the runner
         bot_games(games, count, random.Random(7))
+        # and games whose bots no runner plays: they await a bot (rm_bot_turns) at the end
+        unplayed = GameService(store, bots=False)
+        unplayed.games.writes.listen(lambda *_: ring())
+        stalled = [
+            unplayed.create(BOTS, "secret-duel", 2, {}, {0: "random", 1: "random"})
+            for _ in range(3)
+        ]
         runner.caught_up(timeout=60)
         view = view_for(store)
         incremental = view.snapshot()
     finally:
         runner.close()
+        close_over(store)  # its bot runner stops before the store closes
     try:
-        assert len(incremental["games"]) == count
-        assert {r[3] for r in incremental["games"]} == {"finished"}
+        assert len(incremental["games"]) == count + len(stalled)
+        statuses = {r[0]: r[3] for r in incremental["games"]}
+        assert {statuses.pop(str(g.id)) for g in stalled} == {"active"}
+        assert set(statuses.values()) == {"finished"}
+        awaiting = {str(g.id): micros(g.last_at) for g in stalled}
+        assert dict(incremental["bot_turns"]) == awaiting  # since: when they began to wait
         _check_exactly_once(incremental)
         rebuild(any_settings)
         assert view.snapshot() == incremental
@@ -57,6 +70,7 @@ def test_a_runner_killed_between_events_applies_each_exactly_once(pg_settings: S
     store = open_store(pg_settings)
     try:
         bot_games(GameService(store), 100, random.Random(11))
+        close_over(store)  # every game is over: nothing more is written
         view = view_for(store)
         view.create_table()
         latest = store.recorder.max_notification_id() or 0

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from projections.runner import view_for
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Players
 from service.settings import Settings
 from service.store import open_store
@@ -132,6 +132,7 @@ def _new_game_elsewhere(settings: Settings) -> str:
         player, _ = Players(store).register("bob")
         return str(GameService(store).create(player, "caylus", 2, {}, {1: "random"}).id)
     finally:
+        close_over(store)
         store.close()
 
 

@@ -8,10 +8,12 @@ import pytest
 
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
+from tests.support.games import close_over
 
 
 @pytest.fixture
 def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
     opened = open_store(pg_settings)
     yield opened
+    close_over(opened)  # the game services' bot runners and loops stop first
     opened.close()

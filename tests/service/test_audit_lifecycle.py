@@ -41,9 +41,12 @@ def _game(store: EventStoreApp, policy: str, timeouts: int = 1) -> tuple[GameSer
     service = GameService(store, now=clock)
     ada: Player = Players(store).register("ada")[0]
     fold = service.create(ada, "caylus", 3, {}, {1: "random", 2: "random"}, 0, FISCHER, policy)
+    service.settled(fold.id)  # the bots moved (at once, on the fake clock): ada is awaited
     for _ in range(timeouts):
         clock.advance(3600)
         assert service.time_out(fold.id) is not None
+        # the policy follows: a bot decides for the seat, or plays the forfeited seat out
+        service.settled(fold.id)
     return service, fold.id
 
 
@@ -137,6 +140,8 @@ def test_a_damaged_game_does_not_hold_up_the_other_timeouts(
         service.create(ada, "caylus", 2, {}, {1: "random"}, 0, FISCHER, "bot:random")
         for _ in range(2)
     )
+    for fold in (damaged, healthy):  # the bots moved, at once on the fake clock: ada's turn
+        assert 0 in service.settled(fold.id).awaiting()
     runner = GamesRunner(pg_settings)
     try:
         runner.caught_up(20)

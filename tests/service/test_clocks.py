@@ -1,8 +1,13 @@
 """Clocks and timeouts against the real Postgres, with a fake server clock (no test waits
-for real seconds): decisions charge their seat's clock, a late decision is refused, the
-timekeeper applies each due timeout once in deadline order (across restarts and with two
-timekeepers), the policy (a bot's move, or a forfeit) follows, and every export verifies
-and passes an independent recomputation of its clocks."""
+for real seconds): decisions charge their seat's clock (a bot's too, in a game created
+since decisions are stamped when made), a late decision is refused, the timekeeper applies
+each due timeout once in deadline order (across restarts and with two timekeepers), the
+policy (a bot's move, written by the bot runner after the timeout, or a forfeit) follows,
+and every export verifies and passes an independent recomputation of its clocks.
+
+The bot runner decides after each commit, stamped with the fake clock's time then: a test
+waits until the bots have moved (`settled`) before it moves the clock on, so that the bots
+use no time of their own unless a test lets them think."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from service.audit import export_lines, stored_lines, verify
 from service.clocks import micros, stamp
 from service.errors import Conflict
 from service.fold import Fold
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
@@ -47,12 +52,13 @@ def ada(store: EventStoreApp) -> Player:
 
 
 def _move(service: GameService, player: Player, fold: Fold, rng: random.Random) -> Fold:
+    """The player's move, then the game once the bots have answered it."""
     seat = fold.seat_of(player.id)
     assert seat is not None
     legal = fold.game.legal_commands(fold.state, seat)
     move = msgspec.to_builtins(rng.choice(legal))
     service.move(player, fold.id, fold.version, move, f"k{fold.version}")
-    return service.get(fold.id)
+    return service.settled(fold.id)
 
 
 def _exported(service: GameService, store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
@@ -61,6 +67,7 @@ def _exported(service: GameService, store: EventStoreApp, game_id: UUID) -> list
 
 
 def _verified(service: GameService, store: EventStoreApp, game_id: UUID) -> None:
+    service.settled(game_id)  # no bot is writing to it now
     lines = _exported(service, store, game_id)
     report = verify(lines, service.seed_hex(game_id))
     assert report.verified, report
@@ -68,9 +75,13 @@ def _verified(service: GameService, store: EventStoreApp, game_id: UUID) -> None
 
 
 def _solo(service: GameService, player: Player, policy: str, seats: int = 3) -> Fold:
-    """Puerto Rico, `player` in seat 0 and bots elsewhere, a 60 s + 5 s clock."""
+    """Puerto Rico, `player` in seat 0 and bots elsewhere, a 60 s + 5 s clock: the game
+    once the bots before the player have moved (at once: the fake clock stands still)."""
     bots = {s: "random" for s in range(1, seats)}
-    return service.create(player, "puerto-rico", seats, {}, bots, 0, FISCHER, policy)
+    created = service.create(player, "puerto-rico", seats, {}, bots, 0, FISCHER, policy)
+    fold = service.settled(created.id)
+    assert fold.awaiting() == [0] and fold.bot_clocks
+    return fold
 
 
 def test_a_decision_records_the_time_it_used_and_the_clock_shows_what_is_left(
@@ -81,15 +92,55 @@ def test_a_decision_records_the_time_it_used_and_the_clock_shows_what_is_left(
     assert fold.next_deadline() == clock.us + 60_000_000
     clock.advance(12.5)
     fold = _move(service, ada, fold, random.Random(1))
-    first = next(e for e in stored_lines(store, fold.id) if e.get("clock"))
+    lines = stored_lines(store, fold.id)
+    first = next(e for e in lines if e.get("clock") and e["seat"] == 0)
     assert first["clock"] == {"used_ms": 12_500, "remaining_ms": 52_500}  # 60 - 12.5 + 5
-    assert first["seat"] == 0 and first["command"] is not None
+    assert first["command"] is not None
+    bots = [e for e in lines if e.get("clock") and e["seat"] != 0]
+    assert all(e["clock"]["used_ms"] == 0 for e in bots)  # they thought in no fake time
     clock.advance(2)
     shown = fold.clock.shown(fold.seats, clock.us)
     if 0 in fold.awaiting():
         assert shown[0]["remaining_ms"] == 50_500 and shown[0]["running"]
         assert shown[0]["deadline"] == stamp(clock.us - 2_000_000 + 52_500_000)
-    assert not shown[1]["running"] and shown[1]["deadline"] is None  # a bot's seat
+    assert 1 not in fold.awaiting()  # settled: no bot is to move
+    assert not shown[1]["running"] and shown[1]["deadline"] is None
+    _verified(service, store, fold.id)
+
+
+def test_a_bots_seat_is_charged_for_its_decision_in_a_new_timed_game(
+    store: EventStoreApp, ada: Player, clock: FakeClock
+) -> None:
+    """Since decisions are stamped when they are made, a bot's thinking is its seat's own
+    time: in a game created from now on its clock runs while it decides, and its decision
+    records the time it used, as the stamps say (the oracle checks every bot's decision)."""
+    service = GameService(store, now=clock, bots=False)  # the bot runner starts later
+    fold = service.create(ada, "secret-duel", 2, {}, {1: "random"}, 0, FISCHER, "bot:random")
+    created = stored_lines(store, fold.id)[0]
+    assert created["type"] == "game_created" and created["data"]["bot_clocks"] is True
+    assert fold.bot_clocks and fold.clock is not None
+    assert sorted(fold.awaiting()) == [0, 1] and fold.bot_turn() == (1, "random")
+    shown = fold.clock.shown(fold.seats, clock.us)
+    assert shown[1]["running"] and shown[1]["deadline"] == stamp(clock.us + 60_000_000)
+    clock.advance(3.25)  # the bot thinks: its runner starts only now
+    service.start_bots(fold.id)
+    after = service.settled(fold.id)
+    lines = stored_lines(store, fold.id)
+    decision = next(e for e in lines if e["seat"] == 1 and e["command"] is not None)
+    assert decision["version"] == fold.version + 1 and decision["at"] == stamp(clock.us)
+    assert decision["clock"] == {"used_ms": 3_250, "remaining_ms": 61_750}  # 60 - 3.25 + 5
+    assert after.clock is not None and after.clock.remaining[1] == 61_750_000
+    assert after.awaiting() == [0]  # ada's clock has run from the start too
+    clock.advance(1)
+    fold = _move(service, ada, after, random.Random(3))
+    mine = next(e for e in stored_lines(store, fold.id) if e["seat"] == 0 and e.get("clock"))
+    assert mine["clock"] == {"used_ms": 4_250, "remaining_ms": 60_750}  # 60 - 4.25 + 5
+    _verified(service, store, fold.id)
+    # the oracle recomputes the bot's charge from the stamps: a rewritten one is caught
+    lines = _exported(service, store, fold.id)
+    bot_line = next(line for line in lines if line.get("version") == decision["version"])
+    bot_line["clock"] = {**bot_line["clock"], "used_ms": 0}
+    assert any("used_ms" in p for p in clock_oracle.check(lines, service.seed_hex(fold.id)))
 
 
 def test_a_decision_after_its_deadline_is_refused_and_changes_nothing(
@@ -101,18 +152,29 @@ def test_a_decision_after_its_deadline_is_refused_and_changes_nothing(
     with pytest.raises(Conflict) as refused:
         service.move(ada, fold.id, fold.version, msgspec.to_builtins(seat_moves[0]), "late")
     assert refused.value.code == "out_of_time"
-    assert service._fresh(fold.id).version == fold.version
+    assert service.get(fold.id).version == fold.version  # as the store holds it
 
 
 def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
     service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
 ) -> None:
     fold = _solo(service, ada, "bot:greedy")
+    # The timekeeper's process, its bot runner held back until the late move is tried.
+    keeper = GameService(store, now=clock, bots=False)
     clock.advance(59)
-    assert service.time_out(fold.id) is None  # not due yet
+    assert keeper.time_out(fold.id) is None  # not due yet
     clock.advance(1.5)
-    after = service.time_out(fold.id)
-    assert after is not None and after.status == "active"
+    timed_out = keeper.time_out(fold.id)  # writes the timeout alone: the seat is overdue
+    assert timed_out is not None and timed_out.status == "active"
+    assert timed_out.overdue == {0} and timed_out.bot_turn() == (0, "greedy")
+    assert timed_out.next_deadline() is None  # no clock runs for it while the bot decides
+    legal = fold.game.legal_commands(fold.state, 0)
+    with pytest.raises(Conflict) as refused:  # the player is too late for this decision
+        service.move(ada, fold.id, timed_out.version, msgspec.to_builtins(legal[0]), "late")
+    assert refused.value.code == "out_of_time"
+    assert service.get(fold.id).version == timed_out.version
+    keeper.start_bots(fold.id)
+    after = keeper.settled(fold.id)  # the bot runner decided for it, in a write of its own
     lines = stored_lines(store, fold.id)
     timed = [i for i, line in enumerate(lines) if line["type"] == "timed_out"]
     assert len(timed) == 1
@@ -122,7 +184,9 @@ def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
     decision = lines[timed[0] + 1]
     assert decision["seat"] == 0 and decision["command"] is not None
     assert "clock" not in decision  # a bot decided: no time of the player's was used
+    assert decision["version"] == timed_out.version + 1 and decision["at"] >= line["at"]
     assert after.forfeited == {} and 0 not in after.bots  # the seat is still the player's
+    assert after.overdue == frozenset()
     if 0 in after.awaiting():  # its clock goes on: the increment and a tenth of 60 s
         assert after.clock is not None and after.clock.remaining[0] == 11_000_000
     _verified(service, store, fold.id)
@@ -134,12 +198,17 @@ def test_a_forfeit_ranks_the_seat_last_and_a_bot_plays_it_out(
 ) -> None:
     fold = _solo(service, ada, "forfeit", seats)
     clock.advance(61)
-    after = service.time_out(fold.id)
-    assert after is not None and after.status == "finished"
+    timed_out = service.time_out(fold.id)  # the timeout and the forfeit, in one write
+    assert timed_out is not None and timed_out.forfeited == {0: "timed_out"}
+    types = [line["type"] for line in stored_lines(store, fold.id)[fold.version :]]
+    assert types[:2] == ["timed_out", "seat_forfeited"]
+    after = service.settled(fold.id)  # a bot plays the seat out (the bot runner)
+    assert after.status == "finished"
     assert after.forfeited == {0: "timed_out"}
     assert after.result is not None and after.result.ranks[0] == seats
     assert after.result.details["forfeited"] == {"0": "timed_out"}
     if seats == 2:  # ended at once: the other seat wins
+        assert timed_out.status == "finished" and timed_out.version == after.version
         assert after.result.ranks == [2, 1] and after.result.details["ended_by"] == "forfeit"
     _verified(service, store, fold.id)
 
@@ -150,6 +219,7 @@ def test_the_audit_refuses_an_export_whose_timeout_was_not_due(
     fold = _solo(service, ada, "forfeit")
     clock.advance(61)
     service.time_out(fold.id)
+    service.settled(fold.id)
     lines = _exported(service, store, fold.id)
     timed = next(line for line in lines if line.get("type") == "timed_out")
     timed["data"]["deadline"] = stamp(micros(timed["data"]["deadline"]) - 1)
@@ -172,6 +242,7 @@ def elsewhere(pg_settings: Settings) -> Iterator[Callable[[FakeClock], GameServi
 
     yield service
     for store in opened:
+        close_over(store)  # its bot runner and loop stop first
         store.close()
 
 
@@ -199,6 +270,8 @@ def test_after_a_restart_every_passed_deadline_is_applied_once_in_deadline_order
     restarted = Timekeeper(elsewhere(clock).games, view_for(store))
     assert restarted.tick() == 4
     assert restarted.tick() == 0  # each once
+    for game_id in games[:4]:  # under `bot:random`, the bot runner decides for each seat
+        service.settled(game_id)
     order = []
     for game_id in games:
         lines = stored_lines(store, game_id)
@@ -248,6 +321,7 @@ def test_two_timekeepers_at_once_apply_each_timeout_once(
     for game_id in games:
         timed = [e for e in stored_lines(store, game_id) if e["type"] == "timed_out"]
         assert len(timed) == 1
+        _verified(service, store, game_id)
 
 
 def test_a_move_saved_first_makes_the_timeout_a_no_op(
@@ -265,7 +339,7 @@ def test_a_move_saved_first_makes_the_timeout_a_no_op(
     clock.advance(0.2)  # past the old deadline, not the new one
     assert keeper_service.time_out(fold.id) is None
     assert [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"] == []
-    assert service._fresh(fold.id).version == moved.version
+    assert service.get(fold.id).version == moved.version  # as the store holds it
 
 
 def test_a_timeout_saved_first_refuses_the_late_move(
@@ -280,9 +354,10 @@ def test_a_timeout_saved_first_refuses_the_late_move(
     clock.advance(60)  # exactly at the deadline: the move and the timeout are both in time
     assert keeper_service.time_out(fold.id) is not None
     legal = fold.game.legal_commands(fold.state, 0)
-    with pytest.raises(Conflict) as refused:  # decided on the cached game: one version behind
+    with pytest.raises(Conflict) as refused:  # its cache is a version behind: the store's
         service.move(ada, fold.id, fold.version, msgspec.to_builtins(legal[0]), "racing")
     assert refused.value.code == "version_conflict"
+    assert refused.value.extra["version"] > fold.version  # the store's version, not the cache's
     _verified(service, store, fold.id)
 
 

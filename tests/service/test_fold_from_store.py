@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from service.fold import Fold, new_fold
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
@@ -27,6 +27,7 @@ FISCHER = {"kind": "fischer", "initial_s": 600, "increment_s": 5}
 def store(any_settings: Settings) -> Iterator[EventStoreApp]:
     opened = open_store(any_settings)
     yield opened
+    close_over(opened)  # the bots stop before the store closes
     opened.close()
 
 
@@ -46,9 +47,10 @@ def _seats(name: str) -> int:
 
 
 def _play(service: GameService, player: Player, game: UUID, moves: int, rng: random.Random) -> None:
-    """`moves` moves of the human seat 0 (the bots answer in the same writes)."""
+    """`moves` moves of the human seat 0, each once the bots have answered (the bot runner
+    plays them after the move's commit)."""
     for i in range(moves):
-        fold = service.get(game)
+        fold = service.settled(game)
         if fold.over or 0 not in fold.awaiting():
             return
         _, legal = service.legal_moves(fold, 0)
@@ -62,13 +64,14 @@ def test_a_fold_from_the_store_equals_the_live_state(store: EventStoreApp, name:
     seats = _seats(name)
     rng = random.Random(name)
     bots = {s: "random" for s in range(seats)}
-    finished = live.create(player, name, seats, {}, bots).id  # played to its end at once
+    finished = live.create(player, name, seats, {}, bots).id  # the bot runner plays it out
     humans = {s: "random" for s in range(1, seats)}
     running = live.create(player, name, seats, {}, humans, seat=0).id
     timed = live.create(player, name, seats, {}, humans, seat=0, clock=FISCHER).id
     for game in (running, timed):
         _play(live, player, game, 15, rng)
     for game in (finished, running, timed):
+        live.settled(game)  # no bot is to move: the game stands still
         cold = GameService(store)  # never saw the game: it folds the store
         assert fields(cold.get(game)) == fields(live.get(game)), game
         assert fields(GameService(store).get(game)) == fields(live.get(game))  # snapshots kept
@@ -91,7 +94,9 @@ def test_snapshots_fold_like_the_log_at_every_version(
     player, _ = Players(store).register("ann")
     seats = _seats(name)
     game = service.create(player, name, seats, {}, {s: "random" for s in range(seats)}).id
-    last = service.get(game).version
+    ended = service.settled(game)  # the bot runner plays it to its end
+    assert ended.over
+    last = ended.version
     versions = sorted(
         {
             1,
@@ -130,7 +135,7 @@ def test_a_damaged_snapshot_is_folded_past(
     service = GameService(store)
     player, _ = Players(store).register("ann")
     game = service.create(player, "puerto-rico", 4, {}, {s: "random" for s in range(4)}).id
-    last = service.get(game).version
+    last = service.settled(game).version
     assert store.snapshots is not None
     # a snapshot of another format, and one whose bytes no longer decode
     store.snapshots.recorder.insert_events(

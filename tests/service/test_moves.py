@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from service.errors import Conflict, Problem, Unprocessable
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
@@ -24,6 +24,7 @@ def stores() -> Iterator[list[EventStoreApp]]:
     opened: list[EventStoreApp] = []
     yield opened
     for store in opened:
+        close_over(store)  # the game services' bot runners and loops stop first
         store.close()
 
 

@@ -15,7 +15,7 @@ from eventsourcing.persistence import StoredEvent
 
 from service.audit import _first_broken, export_lines, stored_lines
 from service.fold import UNREADABLE, new_fold
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Players
 from service.reader import read_events
 from service.settings import Settings
@@ -47,11 +47,12 @@ def _played(store: EventStoreApp, name: str) -> UUID:
         clock={"kind": "fischer", "initial_s": 60, "increment_s": 2},
     )
     for i in range(6):
-        fold = service.get(game.id)
+        fold = service.settled(game.id)  # the bots have answered
         if fold.over or 0 not in fold.awaiting():
             break
         _, legal = service.legal_moves(fold, 0)
         service.move(player, game.id, fold.version, legal[0], f"key {i}")  # not hex
+    service.settled(game.id)  # and nothing is written any more
     return game.id
 
 
@@ -59,6 +60,7 @@ def _played(store: EventStoreApp, name: str) -> UUID:
 def store(sqlite_settings: Settings) -> Any:
     opened = open_store(sqlite_settings)
     yield opened
+    close_over(opened)  # the bots stop before the store closes
     opened.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from typing import Any
 
@@ -63,6 +64,7 @@ class Api:
             f"/v1/games/{game_id}",
             params={"wait_for_version": version, "timeout_s": timeout},
             headers=self.auth(player),
+            timeout=timeout + 30,  # the wait, and the answer after it
         )
         assert r.status_code == 200, r.text
         result: dict[str, Any] = r.json()
@@ -71,16 +73,25 @@ class Api:
     def settled(
         self, game_id: str, player: dict[str, str] | None = None, timeout: float = 60
     ) -> dict[str, Any]:
-        """The game once no bot is to move: over, open, or awaiting a person's seat."""
+        """The game once no bot is to move: over, open, or awaiting only people's seats (in
+        a simultaneous decision, the bots awaited beside a person decide first). Bots move
+        after the request that leaves them awaited, on their own: this waits for them with
+        the long poll (woken by each commit), `timeout` seconds at most."""
+        deadline = time.monotonic() + timeout
         state = self.game(game_id, player)
-        for _ in range(10_000):
-            bots = {seat["seat"] for seat in state["seats"] if seat["bot"]}
-            bots |= {int(s) for s in state["forfeited"]}
-            people = [s for s in state["awaiting"] if s not in bots]
-            if state["status"] != "active" or people or not state["awaiting"]:
+        while True:
+            if state["status"] != "active" or not self.bots_awaited(state):
                 return state
-            state = self.wait(game_id, state["version"], player, timeout)
-        raise AssertionError(f"the bots of {game_id} never settled")
+            left = deadline - time.monotonic()
+            assert left > 0, f"the bots of {game_id} did not move in {timeout} s: {state}"
+            state = self.wait(game_id, state["version"], player, min(left, 30))
+
+    @staticmethod
+    def bots_awaited(state: dict[str, Any]) -> list[int]:
+        """The awaited seats a bot decides for: bots' seats and forfeited ones."""
+        bots = {seat["seat"] for seat in state["seats"] if seat["bot"]}
+        bots |= {int(s) for s in state["forfeited"]}
+        return [s for s in state["awaiting"] if s in bots]
 
     def legal(self, game_id: str, player: dict[str, str]) -> dict[str, Any]:
         r = self.client.get(f"/v1/games/{game_id}/legal-moves", headers=self.auth(player))
@@ -115,8 +126,11 @@ class Api:
             chosen = rng.choice(legal["moves"])
             r = self.move(game_id, player, legal["version"], chosen)
             assert r.status_code == 200, r.text
+            answer = r.json()
+            # the mover's next legal moves come with the answer exactly when it is awaited
+            assert (answer["legal"] is not None) == (seat in answer["awaiting"]), answer
             if on_step is not None:
-                on_step(seat, r.json())
+                on_step(seat, answer)
 
 
 # What the service records by itself, whatever the requests: the transparency log's heads

@@ -8,6 +8,7 @@ import inspect
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 from uuid import UUID
 
@@ -28,9 +29,21 @@ class GameService:
         self.reads = self.games.reads
         self._commits = threading.Condition()
         self.games.writes.listen(self._heard)
-        self.bots = BotRunner(self.games) if bots else None
-        self._running = self.games.writes.spawn(self.bots.run()) if self.bots else None
+        self.bots: BotRunner | None = None
+        self._running: Future[None] | None = None
+        if bots:
+            self.start_bots()
         OPEN.append(self)
+
+    def start_bots(self, *games: UUID) -> BotRunner:
+        """Start the bot runner (of an adapter made with `bots=False`: until now the bots'
+        seats waited); it looks at `games` first, and hears of every later commit."""
+        assert self.bots is None, "the bot runner runs already"
+        self.bots = BotRunner(self.games)
+        for game_id in games:
+            self.bots.look_at(game_id)
+        self._running = self.games.writes.spawn(self.bots.run())
+        return self.bots
 
     def _heard(self, stream: UUID, version: int, fold: Fold | None) -> None:
         with self._commits:
@@ -64,3 +77,11 @@ class GameService:
             self._running.result(30)
             self._running = None
         self.games.writes.close()
+
+
+def close_over(store: EventStoreApp) -> None:
+    """Close every open adapter over `store`: their bot runners and loops stop before the
+    store closes (a store closed under a running write fails it, and SQLite may crash)."""
+    for service in [s for s in OPEN if s.store is store]:
+        OPEN.remove(service)
+        service.close()

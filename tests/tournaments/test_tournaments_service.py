@@ -1,6 +1,8 @@
-"""Whole tournaments through the service on the real Postgres: bots play every table, the
-director records results and starts rounds, standings are recomputed here from the games
-themselves, ratings move, and a rebuild of the read models gives the same rows."""
+"""Whole tournaments through the service on the real Postgres: bots play every table (the
+bot runner, after the commits that await them), the director records results and starts
+rounds (driven by tests/tournaments/driving.py until it is over), standings are recomputed
+here from the games themselves, ratings move, and a rebuild of the read models gives the
+same rows."""
 
 from __future__ import annotations
 
@@ -19,13 +21,14 @@ from projections.runner import GamesRunner, rebuild, view_for
 from service.wakeup import ring
 from service.audit import tournament_export, verify_tournament
 from service.errors import Conflict, Unprocessable
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from service.timekeeper import Timekeeper
 from service.tournaments import NewTournament, TournamentService
 from tests.support.clock import FakeClock
+from tests.tournaments.driving import play, settle_tables
 
 
 @pytest.fixture
@@ -37,13 +40,14 @@ def clock() -> FakeClock:
 def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
     opened = open_store(pg_settings)
     yield opened
+    close_over(opened)  # the adapters' bot runners stop before the store closes
     opened.close()
 
 
 @pytest.fixture
 def games(store: EventStoreApp, clock: FakeClock) -> GameService:
     service = GameService(store, now=clock)
-    service.on_commit = lambda *_: ring()
+    service.games.writes.listen(lambda *_: ring())  # what the app does: wake the runner
     return service
 
 
@@ -74,7 +78,7 @@ def _standings_by_hand(games: GameService, t: Any) -> dict[str, float]:
     points: Counter[str] = Counter({e: 0.0 for e in t.state.entrants})
     for r in t.state.rounds:
         for table in r.tables:
-            result = games._fresh(UUID(table.game)).result
+            result = games.get(UUID(table.game)).result
             assert result is not None
             for seat, entrant in enumerate(table.seats):
                 points[entrant] += points_for(scale, len(table.seats), result.ranks[seat])
@@ -88,7 +92,8 @@ def test_sixteen_bots_at_four_seat_tables_over_five_rounds(
     tournaments: TournamentService, games: GameService, organiser: Player, fmt: str
 ) -> None:
     tid = _bots_tournament(tournaments, organiser, 16, format=fmt, rounds=5)
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)
     assert t.state.status == "finished"
     assert [len(r.tables) for r in t.state.rounds] == [4] * 5
     met = Counter(
@@ -114,25 +119,27 @@ def test_sixteen_bots_at_four_seat_tables_over_five_rounds(
     assert [line["points"] for line in final] == sorted(by_hand.values(), reverse=True)
     for r in t.state.rounds:
         for table in r.tables:
-            fold = games._fresh(UUID(table.game))
+            fold = games.get(UUID(table.game))
             assert fold.rated and fold.tournament == str(tid) and fold.clock is not None
 
 
 def test_thirteen_players_play_at_uneven_tables(
-    tournaments: TournamentService, organiser: Player
+    tournaments: TournamentService, games: GameService, organiser: Player
 ) -> None:
     tid = _bots_tournament(tournaments, organiser, 13, format="swiss", rounds=3)
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)
     assert t.state.status == "finished"
     for r in t.state.rounds:
         assert sorted(len(table.seats) for table in r.tables) == [3, 3, 3, 4] and r.byes == []
 
 
 def test_a_knockout_ends_at_one_final_table(
-    tournaments: TournamentService, organiser: Player
+    tournaments: TournamentService, games: GameService, organiser: Player
 ) -> None:
     tid = _bots_tournament(tournaments, organiser, 16, format="knockout", advance=2)
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)
     assert t.state.status == "finished"
     assert [len(r.tables) for r in t.state.rounds] == [4, 2, 1]
     final = {e for e in t.state.rounds[-1].tables[0].seats}
@@ -167,13 +174,14 @@ def test_registration_and_start_are_refused_when_they_should_be(
 
 
 def test_an_odd_number_at_two_seat_tables_gives_byes_evenly(
-    tournaments: TournamentService, organiser: Player
+    tournaments: TournamentService, games: GameService, organiser: Player
 ) -> None:
     new = NewTournament(game="caylus", format="swiss", table_size=2, rounds=5)
     tid = UUID(tournaments.create(organiser, new).state.id)
     for _ in range(5):
         tournaments.register(organiser, tid, "random")
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)
     assert t.state.status == "finished"
     byes = Counter(b for r in t.state.rounds for b in r.byes)
     assert sum(byes.values()) == 5 and set(byes.values()) == {1}  # one each, nobody twice
@@ -197,14 +205,15 @@ def test_a_withdrawal_forfeits_the_running_game_and_a_stalled_seat_times_out(
         tournaments.register(player, tid, None)
     tournaments.register(organiser, tid, "random")
     tournaments.register(organiser, tid, "random")
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)  # the bots' table is played, the people's waits
     assert t.state.status == "running" and len(t.state.rounds) == 1
     waiting = [tb for tb in t.state.rounds[0].tables if tb.ranks is None]
     assert waiting, "a human's table is still running"
     assert tournaments.advance(tid).state.rounds[-1].complete is False  # the round waits
     t = tournaments.withdraw(ada, tid, None)
     ada_table = next(tb for tb in t.state.rounds[0].tables if ada.id in tb.seats)
-    forfeited = games._fresh(UUID(ada_table.game))
+    forfeited = games.settled(UUID(ada_table.game))  # a bot plays the forfeited seat out
     assert forfeited.status == "finished" and forfeited.forfeited
     assert forfeited.forfeited[ada_table.seats.index(ada.id)] == "withdrawn"
     runner = GamesRunner(pg_settings)
@@ -213,7 +222,8 @@ def test_a_withdrawal_forfeits_the_running_game_and_a_stalled_seat_times_out(
         runner.caught_up(20)
         keeper = Timekeeper(games.games, view_for(store))
         for _ in range(10):
-            keeper.tick()
+            keeper.tick()  # timeouts, then the director: results recorded, rounds started
+            settle_tables(games, tournaments.get(tid))  # the bots move before time passes
             runner.caught_up(20)
             if tournaments.get(tid).state.status == "finished":
                 break
@@ -223,7 +233,7 @@ def test_a_withdrawal_forfeits_the_running_game_and_a_stalled_seat_times_out(
         assert all(ada.id not in tb.seats for tb in t.state.rounds[1].tables)  # not paired
         for r in t.state.rounds:
             for tb in r.tables:
-                fold = games._fresh(UUID(tb.game))
+                fold = games.get(UUID(tb.game))
                 assert fold.status == "finished"
     finally:
         runner.close()
@@ -247,6 +257,7 @@ def test_ratings_move_the_right_way_and_a_rebuild_recomputes_them(
         games.resign(ada, unrated.id)  # not rated: moves nothing
         tid = _bots_tournament(tournaments, organiser, 8, format="swiss", rounds=2)
         tournaments.start(organiser, tid)
+        assert play(tournaments, games, tid).state.status == "finished"
         runner.caught_up(30)
         view = view_for(store)
         ratings = {r["participant"]: r for r in view.leaderboard("caylus", 0, 10)}
@@ -270,7 +281,9 @@ def test_a_tournament_export_verifies_against_its_games(
     from service.audit import export_lines, stored_lines
 
     tid = _bots_tournament(tournaments, organiser, 8, format="swiss", rounds=2)
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)
+    assert t.state.status == "finished"
     lines = tournament_export(store, tid)
     exports = {}
     for r in t.state.rounds:
@@ -341,10 +354,11 @@ def _drop_a_result(lines: list[Any]) -> None:
 
 
 def test_a_knockout_with_uneven_tables_still_ends(
-    tournaments: TournamentService, organiser: Player
+    tournaments: TournamentService, games: GameService, organiser: Player
 ) -> None:
     tid = _bots_tournament(tournaments, organiser, 16, format="knockout", table_size=3, advance=2)
-    t = tournaments.start(organiser, tid)
+    tournaments.start(organiser, tid)
+    t = play(tournaments, games, tid)
     assert t.state.status == "finished" and len(t.state.rounds[-1].tables) == 1
     assert len(t.state.rounds) < 16
 

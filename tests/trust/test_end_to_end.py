@@ -126,7 +126,8 @@ def test_a_player_proves_a_result_and_the_monitor_catches_a_rewrite(
     served.start()
     with httpx.Client(base_url=served.url, timeout=30) as http:
         api = Api(http)
-        api.create(api.player("cy"), "secret-duel", 2, {0: "random", 1: "random"})
+        ended = api.create(api.player("cy"), "secret-duel", 2, {0: "random", 1: "random"})
+        assert api.settled(ended["id"])["status"] == "finished"  # its bots played it out
     keys = f"{served.url}/v1/keys"  # (on its new port)
     again = _export(served.url, game_id, tmp_path / "again.ndjson")
     code, report = _cli("verify", str(again), "--key", keys)

@@ -16,7 +16,7 @@ from api.main import build
 from domain.randomness import commitment, rng_for
 from domain.registry import get as get_game
 from service.audit import verify
-from service.games import seed_stream
+from service.records import seed_stream
 from service.settings import Settings
 from tests.support.api import Api
 from tests.trust.rewrite import rewrite_game, rewrite_json
@@ -155,16 +155,16 @@ def test_a_game_from_before_client_seeds_still_plays_and_verifies(
 ) -> None:
     """Games created before `/2` (no `randomness` in game_created) keep the server's seed
     alone, export `/1`, verify, and refuse a client seed."""
-    import service.games as games
+    import service.decisions as decisions  # where a new game's events are recorded
 
-    made = games.recorded
+    made = decisions.recorded
 
     def as_before(*args: Any, **kwargs: Any) -> Any:
         if args[3] == "game_created":
             args = (*args[:7], {k: v for k, v in args[7].items() if k != "randomness"}, *args[8:])
         return made(*args, **kwargs)
 
-    monkeypatch.setattr(games, "recorded", as_before)
+    monkeypatch.setattr(decisions, "recorded", as_before)
     ada, bob = api.player("ada"), api.player("bob")
     game = api.create(ada, "secret-duel", 3, {2: "random"}, seat=0)
     monkeypatch.undo()

@@ -17,10 +17,10 @@ from tests.support.api import Api
 
 
 def _bots_game(api: Api) -> str:
-    """A game of bots: it is over when created."""
+    """A game of bots, once they have played it out (the server's bot runner)."""
     ada = api.player("ada")
     game = api.create(ada, "secret-duel", 2, {0: "random", 1: "random"})
-    assert api.game(game["id"])["status"] == "finished"
+    assert api.settled(game["id"])["status"] == "finished"
     return str(game["id"])
 
 

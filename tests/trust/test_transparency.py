@@ -15,7 +15,7 @@ import pytest
 from service.audit import tournament_export
 from service.chain import leaf_data
 from service.fold import ENDINGS
-from tests.support.games import GameService
+from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.seal import check_export, check_head, consistent
 from service.settings import Settings
@@ -23,6 +23,7 @@ from service.signing import Signer
 from service.store import EventStoreApp, Recorded, open_store
 from service.tournaments import NewTournament, TournamentService
 from service.transparency import LEAVES_STREAM, LeafAppended, TransparencyLog, head_out
+from tests.tournaments.driving import play
 from tests.trust.test_merkle import mth
 
 
@@ -31,13 +32,20 @@ def stores(any_settings: Settings) -> Iterator[tuple[EventStoreApp, EventStoreAp
     """Two processes' stores on one database."""
     one, two = open_store(any_settings), open_store(any_settings)
     yield one, two
+    close_over(one)  # the game services' bot runners stop before the stores close
+    close_over(two)
     one.close()
     two.close()
 
 
 def _bots_games(games: GameService, player: Player, count: int) -> None:
-    for _ in range(count):
+    """`count` games of bots, played to their ends by the bot runner."""
+    created = [
         games.create(player, "secret-duel", 2, {}, {0: "random", 1: "random"})
+        for _ in range(count)
+    ]
+    for fold in created:
+        assert games.settled(fold.id).status == "finished"
 
 
 def _endings(store: EventStoreApp) -> list[tuple[str, str]]:
@@ -132,10 +140,12 @@ def test_a_finished_tournament_is_logged_and_its_export_carries_the_proof(
         tid = UUID(tournaments.create(organiser, new).state.id)
         for _ in range(2):
             tournaments.register(organiser, tid, "random")
-        assert tournaments.start(organiser, tid).state.status == "finished"
+        tournaments.start(organiser, tid)
+        assert play(tournaments, games, tid).state.status == "finished"
         lines = tournament_export(store, tid)
         keys = {k.key_id: k.public_key for k in Signer(store).published()}
     finally:
+        close_over(store)
         store.close()
     assert lines[0]["format"] == "tabletop-tournament/2"
     proof = lines[-1]["transparency"]
@@ -158,6 +168,7 @@ def test_the_routes_answer_heads_proofs_and_stable_refusals(any_settings: Settin
         ended = []
         for _ in range(3):  # each head read signs a head over the games ended so far
             ended.append(api.create(ada, "secret-duel", 2, {0: "random", 1: "random"})["id"])
+            assert api.settled(ended[-1])["status"] == "finished"  # the bots played it out
             head = c.get("/v1/transparency/head").json()
         assert head["tree_size"] == 3
         assert c.get("/v1/transparency/head", params={"tree_size": 0}).json() == empty
