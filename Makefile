@@ -38,7 +38,7 @@ openapi-check: $(SYNCED)
 	$(PY) -m api.openapi --check
 
 bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TEST_DATABASE_URL)
-	BENCH_ENGINE_BASE=$${BENCH_ENGINE_BASE:-201d854} $(PY) -m tests.bench
+	BENCH_ENGINE_BASE=$${BENCH_ENGINE_BASE:-201d854} BENCH_API_BASE=$${BENCH_API_BASE-bfe7f39} $(PY) -m tests.bench
 
 profile: $(SYNCED)  ## where a loaded server's time goes (py-spy samples it under the bench's load)
 	$(PY) -m tests.profile_api $${GAME:-puerto-rico} $${GAMES:-64}

@@ -8,6 +8,7 @@ import msgspec
 from msgspec import Meta
 
 from service.clocks import ClockSpec
+from service.fold import GameStatus
 
 Name = Annotated[str, Meta(min_length=1, max_length=64)]
 Seat = Annotated[int, Meta(ge=0, le=15)]
@@ -105,7 +106,7 @@ class ClockOut(msgspec.Struct, kw_only=True):
 class GameOut(msgspec.Struct, kw_only=True):
     id: str
     game: str
-    status: str
+    status: GameStatus
     version: int
     seats: list[SeatOut]
     awaiting: list[int]
@@ -151,7 +152,7 @@ class MoveResult(msgspec.Struct):
     version: int
     events: list[EventOut]
     awaiting: list[int]  # whose decision the game waits for now (bots' seats too)
-    status: str
+    status: GameStatus
     # When the game awaits the caller again: its legal moves now (the first page of
     # GET .../legal-moves), so that a client needs one request per move.
     legal: LegalMoves | None = None

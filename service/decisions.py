@@ -41,6 +41,7 @@ from service.fold import (
     TIMED_OUT,
     Batch,
     Fold,
+    ForfeitReason,
     new_fold,
 )
 from service.players import Player
@@ -315,7 +316,7 @@ def timeout(fold: Fold, seed: bytes, at: str) -> Recording | None:
     return rec
 
 
-def forfeit(fold: Fold, seed: bytes, seat: int, reason: str, at: str) -> Recording | None:
+def forfeit(fold: Fold, seed: bytes, seat: int, reason: ForfeitReason, at: str) -> Recording | None:
     """(A tournament withdrawal) `seat` forfeits; None when the game is over or the seat
     has forfeited already."""
     if fold.over or not fold.started or seat in fold.forfeited:
@@ -361,7 +362,7 @@ def leave(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
     return rec
 
 
-def forfeit_note(seat: int, reason: str) -> Note:
+def forfeit_note(seat: int, reason: ForfeitReason) -> Note:
     """`seat` gives up for good (it resigned, timed out, or withdrew from its tournament): a
     random bot plays it out (lifecycle.py ranks it last)."""
     return Note(SEAT_FORFEITED, {"seat": seat, "reason": reason, "bot": "random"})

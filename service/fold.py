@@ -9,7 +9,7 @@ import functools
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 import msgspec
@@ -49,6 +49,11 @@ SERVICE_EVENTS = frozenset(
 # Events that end a game (its seed is revealed in them).
 ENDINGS = frozenset({GAME_FINISHED, GAME_ABORTED})
 SYSTEM = "system"
+# Where a game stands: seats being taken, being played, over with a result, or cancelled.
+GameStatus = Literal["open", "active", "finished", "aborted"]
+# Why a seat forfeited: its player resigned, its time ran out (the `forfeit` policy), or it
+# withdrew from its tournament.
+ForfeitReason = Literal["resigned", "timed_out", "withdrawn"]
 # What a damaged stored record raises when it is decoded or folded (msgspec's errors are
 # ValueErrors): damage to one game, refused or skipped as such, never a server fault.
 UNREADABLE = (ValueError, LookupError, TypeError, AttributeError)
@@ -92,7 +97,7 @@ class Fold:
     clock_spec: dict[str, Any] | None = None
     on_timeout: str | None = None
     clock: Clock | None = None
-    forfeited: dict[int, str] = field(default_factory=dict)  # seat -> "resigned" | "timed_out"
+    forfeited: dict[int, ForfeitReason] = field(default_factory=dict)
     overdue: frozenset[int] = frozenset()  # timed out: a bot makes their current decision
     aborted: bool = False
     decided: bool = False  # a seated player made a decision (no abort after that)
@@ -111,7 +116,7 @@ class Fold:
     fixed_seeds: list[str] | None = None
 
     @property
-    def status(self) -> str:
+    def status(self) -> GameStatus:
         if self.aborted:
             return "aborted"
         if self.result is not None:
@@ -149,9 +154,7 @@ class Fold:
         (in an older game, only people's: there bots never wait), except a seat that timed
         out, until the bot has made its decision, and a forfeited seat."""
         if self.bot_clocks:
-            return [
-                s for s in self.awaiting() if s not in self.overdue and s not in self.forfeited
-            ]
+            return [s for s in self.awaiting() if s not in self.overdue and s not in self.forfeited]
         return [s for s in self.awaiting() if s not in self.bots and s not in self.overdue]
 
     def bot_turn(self) -> tuple[int, str] | None:

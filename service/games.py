@@ -27,7 +27,7 @@ from service.clocks import KINDS, POLICIES
 from service.current import Current
 from service.decisions import Again
 from service.errors import Conflict, Forbidden
-from service.fold import Fold
+from service.fold import Fold, ForfeitReason, GameStatus
 from service.players import Player
 from service.reads import GameReads, visible
 from service.records import Recording, keyed_game_id
@@ -42,7 +42,7 @@ class MoveAnswer:
     version: int
     events: list[dict[str, Any]]
     awaiting: list[int]
-    status: str
+    status: GameStatus
     # The first answer again, to a retry with the same key (the same answer: not compared).
     replayed: bool = field(default=False, compare=False)
     # The mover's legal moves when the game awaits it again: (how many, the first page).
@@ -219,7 +219,7 @@ class Games:
             await self._lifecycle(game_id, lambda f, s, at: decisions.leave(f, s, player, at))
         )
 
-    async def forfeit(self, game_id: UUID, seat: int, reason: str) -> Fold | None:
+    async def forfeit(self, game_id: UUID, seat: int, reason: ForfeitReason) -> Fold | None:
         """(A tournament withdrawal) `seat` forfeits its running game; None when the game is
         over or the seat has forfeited already."""
         return await self._lifecycle(

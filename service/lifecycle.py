@@ -10,12 +10,13 @@ these decide; the audit recomputes them from an export.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.contract import Result
 
 
-def final_result(result: Result, forfeited: dict[int, str]) -> Result:
+def final_result(result: Result, forfeited: Mapping[int, str]) -> Result:
     """The rules' result with forfeited seats moved below everyone else."""
     if not forfeited:
         return result
@@ -35,12 +36,12 @@ def final_result(result: Result, forfeited: dict[int, str]) -> Result:
     )
 
 
-def ends_by_forfeit(seats: int, forfeited: dict[int, str]) -> bool:
+def ends_by_forfeit(seats: int, forfeited: Mapping[int, str]) -> bool:
     """A two-seat game ends as soon as one seat forfeits."""
     return seats == 2 and bool(forfeited)
 
 
-def forfeit_result(seats: int, forfeited: dict[int, str]) -> Result:
+def forfeit_result(seats: int, forfeited: Mapping[int, str]) -> Result:
     """The result of a game a forfeit ended before the rules did: no scores were reached
     (all 0), the seats that did not forfeit share first place, those that did share the
     place after them (all of them first when every seat forfeited)."""
@@ -52,7 +53,7 @@ def forfeit_result(seats: int, forfeited: dict[int, str]) -> Result:
     )
 
 
-def _named(forfeited: dict[int, str]) -> dict[str, Any]:
+def _named(forfeited: Mapping[int, str]) -> dict[str, Any]:
     return {str(seat): reason for seat, reason in sorted(forfeited.items())}
 
 

@@ -29,7 +29,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEv
 
 from domain.contract import Result
 from service.clocks import Clock
-from service.fold import GAME_CREATED, UNREADABLE, Batch, Fold, new_fold
+from service.fold import GAME_CREATED, UNREADABLE, Batch, Fold, ForfeitReason, new_fold
 from service.reader import read_events, select
 from service.store import Envelope, EventStoreApp
 
@@ -51,7 +51,7 @@ class _Snapshot(msgspec.Struct, array_like=True):
     batches: list[tuple[int, str, int, int, Any]]
     open_batch: tuple[int, str] | None
     clock: tuple[list[int], dict[int, int]] | None
-    forfeited: dict[int, str]
+    forfeited: dict[int, ForfeitReason]
     overdue: list[int]
     aborted: bool
     decided: bool

@@ -19,7 +19,7 @@ import threading
 import uuid
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import structlog
@@ -49,7 +49,7 @@ _RECORDED = get_topic(Recorded)
 class LeafAppended(DomainEvent):
     """Leaf `originator_version - 1` of the log."""
 
-    kind: str  # "game" | "tournament"
+    kind: LeafKind
     subject: str  # the game's or tournament's id
     final_hash: str  # the hash of its last event
     position: int  # that event's notification id: the log's order
@@ -78,6 +78,9 @@ def head_out(head: HeadSigned) -> dict[str, Any]:
 
 def leaf_out(leaf: LeafAppended) -> dict[str, str]:
     return {"kind": leaf.kind, "id": leaf.subject, "final_hash": leaf.final_hash}
+
+
+LeafKind = Literal["game", "tournament"]  # what a leaf logs the end of
 
 
 class _Tree(BaseMerkleTree):  # type: ignore[misc]
@@ -172,7 +175,7 @@ class TransparencyLog:
         log.warning("transparency_contended")  # others kept appending: theirs will do
         self._refresh()
 
-    def _endings_after(self, start: int) -> tuple[list[tuple[str, str, str, int]], int]:
+    def _endings_after(self, start: int) -> tuple[list[tuple[LeafKind, str, str, int]], int]:
         """(kind, id, final hash, position) of each ending after `start`, in log order, and
         the last position read."""
         endings = []
@@ -321,7 +324,7 @@ def _type_of(state: bytes) -> str:
     return (_json_type if state[:1] == b"{" else _packed_type).decode(state).type
 
 
-def _kind(event_type: str) -> str | None:
+def _kind(event_type: str) -> LeafKind | None:
     if event_type in ENDINGS:
         return "game"
     return "tournament" if event_type == TOURNAMENT_FINISHED else None

@@ -48,6 +48,7 @@ import time
 import urllib.parse
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -63,15 +64,15 @@ from domain.simulate import play
 from service import snapshots
 from service.fold import SERVICE_EVENTS, Fold, new_fold
 from service.fold_cache import deep_size
-from tests.support.games import GameService
 from service.pg_recorder import TOPIC as RECORDER_TOPIC
 from service.players import Players
 from service.reader import read_events
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from tests import secret_duel
-from tests.bench_engine import engine_table
+from tests.bench_engine import checked_out, engine_table
 from tests.support.events import bare_event
+from tests.support.games import GameService
 from tests.support.serve import serve
 
 PG = os.environ.get("TABLETOP_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -82,6 +83,9 @@ FOLD_GAMES = int(os.environ.get("BENCH_FOLD_GAMES", "8"))
 REPLAY_GAMES = int(os.environ.get("BENCH_REPLAY_GAMES", "12"))
 ACTIVE_GAMES = int(os.environ.get("BENCH_ACTIVE_GAMES", "10000"))
 SPECTATORS = int(os.environ.get("BENCH_SPECTATORS", "300"))
+# A commit whose server is measured beside this one's in the API section (make bench sets it
+# to the commit before the write-path work); empty: none.
+API_BASE = os.environ.get("BENCH_API_BASE", "")
 SECTIONS = set(filter(None, os.environ.get("BENCH_SECTIONS", "").split(",")))
 UNLIMITED = {
     "TABLETOP_LIMIT_REGISTER": "off",
@@ -367,14 +371,19 @@ def psycopg_rate(schema: str, clients: int = 4) -> float:
 
 
 @contextlib.contextmanager
-def _serving(schema: str, workers: int = 1) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`tabletop serve` on `schema` (limits off, the tests' game registered), stopped after."""
+def _serving(
+    schema: str, workers: int = 1, tree: Path | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`tabletop serve` on `schema` (limits off, the tests' game registered), stopped after;
+    the code of `tree` (another commit's checkout) instead of this one's when given."""
     env = {
         **os.environ,
         **UNLIMITED,
         "DATABASE_URL": _url(schema, workers),
         "TABLETOP_PLUGINS": "tests.secret_duel",
     }
+    if tree is not None:  # its modules first, and never the working directory's
+        env |= {"PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
     server, url = serve(env, workers=workers, timeout=120)
     try:
         yield server, url
@@ -561,6 +570,7 @@ class CpuSplit:
         after = self._used()
         spent = (a - b for a, b in zip(after, self.before, strict=True))
         clients, server, postgres, busy, wall = spent
+        self.server_s, self.postgres_s = server, postgres
         self.cells = (
             f"{clients:.1f} | {server:.1f} | {postgres:.1f} "
             f"| {max(0.0, busy - clients - server - postgres):.1f} "
@@ -610,6 +620,38 @@ def api_section() -> None:
         for level in LEVELS:
             print(f"| {level} | {library[level]:.0f} | {ours[level]:.0f} |")
         print(storage(schema, "after the API runs (people's moves and bots' none)"), flush=True)
+    if API_BASE:
+        api_beside_base(API_BASE)
+
+
+def api_beside_base(base: str) -> None:
+    """The same API load on another commit's server and on this one's, one after the other
+    in this run, one worker each: moves/s and the server's CPU per move, side by side."""
+    rows: dict[tuple[str, int], dict[str, tuple[float, float, float]]] = {}
+    with checked_out(base) as (commit, other):
+        for label, tree in ((commit, other), ("this tree", None)):
+            with _scratch() as schema, _serving(schema, 1, tree) as (server, url):
+                for name in GAME_BODIES:
+                    for level in LEVELS:
+                        with CpuSplit(server) as cpu:
+                            latencies, rate = api_moves(url, name, level)
+                        per_move = 1000 * cpu.server_s / max(1, len(latencies))
+                        p99 = _pct(latencies, 0.99)
+                        rows.setdefault((name, level), {})[label] = (rate, per_move, p99)
+                        settled(url)
+    print(
+        f"\n## API moves beside {commit} (one worker each, the same load, one after the "
+        "other)\n\n| game | games at once | moves/s before | moves/s now | now / before "
+        "| server CPU ms per move before | now | POST p99 ms before | now |\n"
+        "|---|---|---|---|---|---|---|---|---|"
+    )
+    for (name, level), by in rows.items():
+        (r0, c0, p0), (r1, c1, p1) = by[commit], by["this tree"]
+        print(
+            f"| {name} | {level} | {r0:.0f} | {r1:.0f} | {r1 / r0:.2f} | {c0:.2f} | {c1:.2f} "
+            f"| {p0:.1f} | {p1:.1f} |",
+            flush=True,
+        )
 
 
 # ---- 4. storage ----------------------------------------------------------------------------

@@ -14,11 +14,13 @@ Run: `.venv/bin/python -m tests.bench_engine [--base REV] [--seconds S]` (base: 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -84,20 +86,27 @@ class Row(msgspec.Struct, frozen=True):
         return self.after / self.before
 
 
-def engine_rows(base: str, seconds: float) -> tuple[str, list[Row]]:
-    """The base commit's short hash, and one row per (game, seats) of this tree."""
+@contextlib.contextmanager
+def checked_out(base: str) -> Iterator[tuple[str, Path]]:
+    """(the short hash of `base`, a temporary worktree of it), removed after."""
     commit = _git("rev-parse", "--short", base)
-    rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="bench-engine-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-base-") as tmp:
         other = Path(tmp) / "base"
         _git("worktree", "add", "--detach", str(other), commit)
         try:
-            for name, seats in configs(ROOT):
-                before = games_per_cpu_second(other, name, seats, seconds)
-                after = games_per_cpu_second(ROOT, name, seats, seconds)
-                rows.append(Row(name, seats, before, after))
+            yield commit, other
         finally:
             _git("worktree", "remove", "--force", str(other))
+
+
+def engine_rows(base: str, seconds: float) -> tuple[str, list[Row]]:
+    """The base commit's short hash, and one row per (game, seats) of this tree."""
+    rows: list[Row] = []
+    with checked_out(base) as (commit, other):
+        for name, seats in configs(ROOT):
+            before = games_per_cpu_second(other, name, seats, seconds)
+            after = games_per_cpu_second(ROOT, name, seats, seconds)
+            rows.append(Row(name, seats, before, after))
     return commit, rows
 
 
