@@ -46,6 +46,7 @@ from service.store import EventStoreApp, Recorded
 log = structlog.get_logger("tabletop.writes")
 
 ATTEMPTS = 5  # decisions per write: a game that changes more often than this answers 409
+WRITE_THREADS = 8  # worker threads of the writes' own (reads from the store, SQLite saves)
 _T = TypeVar("_T")
 
 # Told of each commit, after it: (stream id, its new version, the game's fold or None).
@@ -91,6 +92,7 @@ class Writes:
         self._locks: dict[UUID, _Lock] = {}
         self._listeners: list[Listener] = []
         self._inflight: set[asyncio.Task[Any]] = set()  # writes begun and not ended
+        self._threads: anyio.CapacityLimiter | None = None  # made on the loop (`_in_thread`)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: Any = None  # the context of a loop of our own, for `blocking`
         self._start = threading.Lock()
@@ -147,7 +149,7 @@ class Writes:
                     at = self.now()
                     try:
                         if in_thread:
-                            outcome = await anyio.to_thread.run_sync(decide, current, at)
+                            outcome = await self._in_thread(decide, current, at)
                         else:
                             outcome = decide(current, at)
                     except Problem:
@@ -172,10 +174,18 @@ class Writes:
             if self.loop_writer is not None and self.loop_writer.takes(events):
                 await self.loop_writer.save(events)
             else:
-                await anyio.to_thread.run_sync(lambda: self.group.save(*events))
+                await self._in_thread(lambda: self.group.save(*events))
         except RecordConflictError:
-            return bool(await anyio.to_thread.run_sync(self._stored_already, events))
+            return bool(await self._in_thread(self._stored_already, events))
         return True
+
+    async def _in_thread(self, call: Callable[..., _T], *args: Any) -> _T:
+        """`call` in a worker thread of the driver's own: callers that wait for a write from
+        worker threads of the shared pool (`blocking`) can never take every thread the
+        write itself needs."""
+        if self._threads is None:
+            self._threads = anyio.CapacityLimiter(WRITE_THREADS)
+        return await anyio.to_thread.run_sync(call, *args, limiter=self._threads)
 
     def _stored_already(self, events: list[Any]) -> bool:
         """Whether the store holds these events' first: its hash covers its time and its
@@ -214,7 +224,7 @@ class Writes:
             def from_store() -> tuple[Fold, bytes]:
                 return self.current.fresh(game_id), self.current.seed(game_id)
 
-            return await anyio.to_thread.run_sync(from_store)
+            return await self._in_thread(from_store)
 
         return read
 
