@@ -2,14 +2,17 @@
 
 They mirror the server's response bodies (same names and fields; openapi/openapi.json lists
 them) without importing the server's code, so a program that plays needs none of it. Fields a
-newer server adds are ignored when decoding: an older client keeps working.
+newer server adds are ignored when decoding: an older client keeps working (a new value of a
+Literal field, such as a game's `status`, would not decode).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
+
+GameStatus = Literal["open", "active", "finished", "aborted"]
 
 
 class PlayerCreated(msgspec.Struct):
@@ -69,7 +72,7 @@ class ClockOut(msgspec.Struct, kw_only=True):
 class GameOut(msgspec.Struct, kw_only=True):
     id: str
     game: str
-    status: str
+    status: GameStatus
     version: int
     seats: list[SeatOut]
     awaiting: list[int]
@@ -110,7 +113,7 @@ class MoveResult(msgspec.Struct):
     version: int
     events: list[EventOut]
     awaiting: list[int]  # whose decision the game waits for now (bots' seats too)
-    status: str
+    status: GameStatus
     legal: LegalMoves | None = None  # the mover's next legal moves, when it is awaited again
 
 

@@ -126,11 +126,11 @@ def _play_against_server_bots(server: str, client: Client, games: list[str], spe
         me = api.register(f"waits-{spec}")
         made = {api.create_game(name, 2, seat=0, bots={1: "random"}).id: name for name in games}
         client.key, client.player = api.key, me.id
+        print(f"runner seed {SEED}, policy {spec}, games {made}")
         with client:
             runner, counting = _serve(client, spec, games=len(made))
-        print(f"runner seed {SEED}")
         for game_id, name in made.items():
-            seed = api.export(game_id)[-1]["seed"]
+            seed = api.export(game_id)[-1]["seed"]  # revealed once the game is over
             print(f"{name} {game_id} seed {seed}: {len(counting.of(game_id))} requests")
         finals = {game_id: api.game(game_id) for game_id in made}
     assert runner.served == set(made)
