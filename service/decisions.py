@@ -244,11 +244,18 @@ def move(
 def bot_move(
     fold: Fold, seed: bytes, seat: int, bot: str, expected_version: int, command: Any, at: str
 ) -> Recording | None:
-    """A bot's decision for `seat`, chosen on the game at `expected_version`; None when the
-    game has moved on or no longer awaits that bot there (someone else decided first)."""
+    """A bot's decision for `seat`, chosen on the game at `expected_version` (its seat's
+    timeout, when the bot decided after its deadline); None when the game has moved on or
+    no longer awaits that bot there (someone else decided first)."""
     if fold.version != expected_version or fold.bot_turn() != (seat, bot):
         return None
     at = max(at, fold.last_at)
+    deadline = fold.clock.deadline(seat) if fold.clock is not None else None
+    if deadline is not None and clocks.micros(at) > deadline:
+        # The bot decided too late (the runner was away, or thought past its time): its
+        # seat times out instead, as the timekeeper would have written, and the policy
+        # follows. A decision after its deadline would be a missed timeout.
+        return timeout(fold, seed, at)
     return _decision(fold, seed, seat, command, msgspec.to_builtins(command), None, at)
 
 

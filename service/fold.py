@@ -159,13 +159,14 @@ class Fold:
 
     def bot_turn(self) -> tuple[int, str] | None:
         """(seat, bot) of the first awaited seat a bot decides for now: one that timed out
-        (the timeout policy's bot), then a bot's seat (a forfeited seat's included)."""
+        under a `bot:` policy (that bot), then a bot's seat (a forfeited seat's included:
+        under the `forfeit` policy a timed-out seat forfeits, and its random bot plays)."""
         if not self.started or self.over:
             return None
         awaited = self.awaiting()
         policy = (self.on_timeout or "bot:random").removeprefix("bot:")
         for seat in awaited:
-            if seat in self.overdue:
+            if seat in self.overdue and seat not in self.forfeited:
                 return seat, policy
         for seat in awaited:
             if seat in self.bots:

@@ -14,12 +14,12 @@ import pytest
 from projections.runner import GamesRunner, view_for
 from service.audit import export_lines, stored_lines, verify
 from service.chain import GENESIS, line_hash
-from tests.support.games import GameService
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
 from tests.support.clock import FakeClock
+from tests.support.games import GameService
 
 FISCHER = {"kind": "fischer", "initial_s": 60, "increment_s": 5}
 Lines = list[dict[str, Any]]

@@ -25,13 +25,13 @@ from service.audit import export_lines, stored_lines, verify
 from service.clocks import micros, stamp
 from service.errors import Conflict
 from service.fold import Fold
-from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from service.timekeeper import Timekeeper
 from tests.support import clock_oracle
 from tests.support.clock import FakeClock
+from tests.support.games import GameService, close_over
 
 FISCHER = {"kind": "fischer", "initial_s": 60, "increment_s": 5}
 

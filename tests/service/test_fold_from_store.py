@@ -14,11 +14,11 @@ import msgspec
 import pytest
 
 from service.fold import Fold, new_fold
-from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from tests.conftest import all_games
+from tests.support.games import GameService, close_over
 
 FISCHER = {"kind": "fischer", "initial_s": 600, "increment_s": 5}
 

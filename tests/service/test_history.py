@@ -12,12 +12,12 @@ import psycopg
 import pytest
 
 from service.audit import stored_lines
-from tests.support.games import GameService
 from service.history import History
 from service.players import Players
 from service.reader import read_events
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
+from tests.support.games import GameService
 
 
 @pytest.fixture

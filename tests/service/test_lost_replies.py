@@ -5,7 +5,6 @@ on SQLite), for a new game, a join and a move."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from service.errors import Conflict, Problem, Unprocessable
-from tests.support.games import GameService, close_over
 from service.players import Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from tests.support.events import stored_versions
+from tests.support.games import GameService, close_over
 
 
 @pytest.fixture

@@ -15,12 +15,12 @@ from eventsourcing.persistence import StoredEvent
 
 from service.audit import _first_broken, export_lines, stored_lines
 from service.fold import UNREADABLE, new_fold
-from tests.support.games import GameService, close_over
 from service.players import Players
 from service.reader import read_events
 from service.settings import Settings
 from service.store import EventStoreApp, MsgspecTranscoder, decode_envelope, open_store
 from tests.conftest import all_games
+from tests.support.games import GameService, close_over
 
 json_encoder = msgspec.json.Encoder()
 

@@ -64,7 +64,8 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
         if bot_clocks and at < last_at:
             problems.append(f"{where}: stamped before the event it follows")
         last_at = max(last_at, at)
-        if kind == "seat_forfeited" or (kind == "seat_taken" and data.get("bot") and not bot_clocks):
+        own_bot = kind == "seat_taken" and data.get("bot") and not bot_clocks
+        if kind == "seat_forfeited" or own_bot:
             bots.add(data["seat"])
         elif kind == "timed_out":
             s = data["seat"]

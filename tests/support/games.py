@@ -68,7 +68,10 @@ class GameService:
                 if fold.bot_turn() is None:
                     return fold
                 left = deadline - time.monotonic()
-                assert left > 0, f"the bots of {game_id} did not move in {timeout} s"
+                assert left > 0, (
+                    f"the bots of {game_id} did not move in {timeout} s: "
+                    f"{fold.bot_turn()} at version {fold.version}"
+                )
                 self._commits.wait(min(left, 0.5))
 
     def close(self) -> None:
