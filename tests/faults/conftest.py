@@ -75,7 +75,9 @@ class Server:
 
 def server_env(database_url: str, **more: str) -> dict[str, str]:
     env = {**os.environ, "DATABASE_URL": database_url, "TABLETOP_PLUGINS": "tests.secret_duel"}
-    for inherited in ("TABLETOP_PROJECTIONS", "TABLETOP_TIMEKEEPER", "TABLETOP_CREATE_TABLES"):
+    inherited_roles = ("TABLETOP_PROJECTIONS", "TABLETOP_TIMEKEEPER", "TABLETOP_BOTS",
+                       "TABLETOP_CREATE_TABLES")  # fmt: skip
+    for inherited in inherited_roles:  # every role in the server, as `serve` runs by default
         env.pop(inherited, None)
     return {**env, **more}
 

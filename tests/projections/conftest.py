@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tests.support.games import GameService
 from service.players import Player
 from tests.support.api import Api
+from tests.support.games import GameService
 
 BOTS = Player("b" * 32, "bot owner", "2026-01-01T00:00:00Z")
 

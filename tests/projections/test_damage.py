@@ -9,10 +9,10 @@ import psycopg
 import pytest
 
 from projections.runner import GamesRunner, view_for
-from tests.support.games import GameService, close_over
 from service.settings import Settings
 from service.store import MsgspecTranscoder, open_store
 from tests.projections.conftest import bot_games
+from tests.support.games import GameService, close_over
 
 
 def _damage(pg_url: str, settings: Settings, game_id: object, version: int, how: str) -> None:

@@ -20,14 +20,14 @@ from uuid import UUID
 import pytest
 
 from domain.registry import GAMES
-from service.fold import Fold
 from projections.runner import GamesRunner, lag, view_for
 from service.errors import Problem
-from tests.support.games import GameService, close_over
+from service.fold import Fold
 from service.players import Player
 from service.settings import Settings
 from service.store import open_store
 from tests.projections.conftest import BOTS
+from tests.support.games import GameService, close_over
 
 GAMES_AT_ONCE = 50
 PLAY_FOR = 8.0  # seconds
@@ -108,7 +108,9 @@ def test_lag_stays_bounded_while_bots_play_50_games(
 
         sampler = threading.Thread(target=sample)
         players = [
-            threading.Thread(target=_bot_client, args=(games, bots, real[i % len(real)], start, until))
+            threading.Thread(
+                target=_bot_client, args=(games, bots, real[i % len(real)], start, until)
+            )
             for i in range(GAMES_AT_ONCE)
         ]
         sampler.start()

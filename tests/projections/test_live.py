@@ -16,15 +16,15 @@ import httpx
 import msgspec
 import pytest
 
-from tests.support.games import GameService, close_over
+from service.clocks import micros
+from service.fold import ENDINGS
 from service.players import Player
 from service.settings import Settings
 from service.store import open_store
 from tests.conftest import LiveServer
-from service.clocks import micros
-from service.fold import ENDINGS
 from tests.secret_duel import GAME
 from tests.support.api import Api
+from tests.support.games import GameService, close_over
 
 
 @pytest.fixture

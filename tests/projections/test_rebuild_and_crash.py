@@ -13,11 +13,11 @@ import time
 
 from projections.runner import GamesRunner, rebuild, view_for
 from service.clocks import micros
-from service.wakeup import ring
-from tests.support.games import GameService, close_over
 from service.settings import Settings
 from service.store import open_store
+from service.wakeup import ring
 from tests.projections.conftest import BOTS, bot_games
+from tests.support.games import GameService, close_over
 
 
 def _check_exactly_once(snapshot: dict[str, list[tuple[object, ...]]]) -> None:

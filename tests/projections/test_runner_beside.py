@@ -17,10 +17,10 @@ import psycopg
 import pytest
 
 from projections.runner import view_for
-from tests.support.games import GameService, close_over
 from service.players import Players
 from service.settings import Settings
 from service.store import open_store
+from tests.support.games import GameService, close_over
 from tests.support.serve import serve
 
 

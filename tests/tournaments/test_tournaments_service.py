@@ -18,16 +18,16 @@ import pytest
 
 from domain.tournaments.standings import points_for
 from projections.runner import GamesRunner, rebuild, view_for
-from service.wakeup import ring
 from service.audit import tournament_export, verify_tournament
 from service.errors import Conflict, Unprocessable
-from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp, open_store
 from service.timekeeper import Timekeeper
 from service.tournaments import NewTournament, TournamentService
+from service.wakeup import ring
 from tests.support.clock import FakeClock
+from tests.support.games import GameService, close_over
 from tests.tournaments.driving import play, settle_tables
 
 

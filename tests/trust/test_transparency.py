@@ -15,7 +15,6 @@ import pytest
 from service.audit import tournament_export
 from service.chain import leaf_data
 from service.fold import ENDINGS
-from tests.support.games import GameService, close_over
 from service.players import Player, Players
 from service.seal import check_export, check_head, consistent
 from service.settings import Settings
@@ -23,6 +22,7 @@ from service.signing import Signer
 from service.store import EventStoreApp, Recorded, open_store
 from service.tournaments import NewTournament, TournamentService
 from service.transparency import LEAVES_STREAM, LeafAppended, TransparencyLog, head_out
+from tests.support.games import GameService, close_over
 from tests.tournaments.driving import play
 from tests.trust.test_merkle import mth
 
@@ -41,8 +41,7 @@ def stores(any_settings: Settings) -> Iterator[tuple[EventStoreApp, EventStoreAp
 def _bots_games(games: GameService, player: Player, count: int) -> None:
     """`count` games of bots, played to their ends by the bot runner."""
     created = [
-        games.create(player, "secret-duel", 2, {}, {0: "random", 1: "random"})
-        for _ in range(count)
+        games.create(player, "secret-duel", 2, {}, {0: "random", 1: "random"}) for _ in range(count)
     ]
     for fold in created:
         assert games.settled(fold.id).status == "finished"
