@@ -42,6 +42,9 @@ from service.timekeeper import Timekeeper
 from service.transparency import log_of
 from service.wakeup import ring
 
+STOP_WAIT = 2.0  # seconds a stopping server waits for its timekeeper's tick to end (one that
+# waits on the lock of another process's timekeeper never ends: it is a daemon, and its writes
+# are refused once draining)
 BOT_DECIDE = "app"  # TABLETOP_BOTS: who plays the bots' seats ("elsewhere": `tabletop bots run`)
 
 
@@ -96,6 +99,7 @@ class Tabletop:
         self.tournaments = self.timekeeper.tournaments
         self._keep_time = keep_time
         self._time_stop = threading.Event()
+        self._threads: list[threading.Thread] = []  # the timekeeper's and the log follower's
 
     def _committed(self, game_id: UUID, version: int, fold: Fold | None) -> None:
         self.live.publish(game_id, version)
@@ -111,15 +115,21 @@ class Tabletop:
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
         if self._keep_time is not None:
-            threading.Thread(
-                target=self.timekeeper.keep, args=(self._keep_time, self._time_stop), daemon=True
-            ).start()
+            keep, stop = self.timekeeper.keep, self._time_stop
             follow = log_of(self.store).follow  # ended games into the transparency log
-            threading.Thread(target=follow, args=(self._time_stop,), daemon=True).start()
+            self._threads = [
+                threading.Thread(target=keep, args=(self._keep_time, stop), daemon=True),
+                threading.Thread(target=follow, args=(stop,), daemon=True),
+            ]
+            for thread in self._threads:
+                thread.start()
 
     async def drain(self) -> None:
-        """Stop the bot runner, let the loop writer finish its saves and close its
-        connections (before `stop`)."""
+        """Stop the timekeeper and the bot runner, let the writes begun end and close the
+        connections (before `stop`, which closes the store)."""
+        self._time_stop.set()
+        for thread in self._threads:  # a tick ends its writes first (the loop is free)
+            await anyio.to_thread.run_sync(thread.join, STOP_WAIT)
         if self.bots is not None and self._bots_task is not None:
             self.bots.stop()
             await asyncio.gather(self._bots_task, return_exceptions=True)

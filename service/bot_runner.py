@@ -159,6 +159,7 @@ class BotRunner:
     async def _turns(self, game_id: UUID, thinking: asyncio.Semaphore) -> None:
         read = self.games.writes.game(game_id)
         fresh = False
+        refused_at: tuple[UUID, int] | None = None  # where the rules refused the bot's choice
         for _ in range(MAX_TURNS):
             fold, seed = await read(fresh)
             turn = fold.bot_turn()
@@ -168,14 +169,22 @@ class BotRunner:
                 fresh = True  # the cache may trail: ask the store before leaving it
                 continue
             seat, bot = turn
+            chooser = bot if (game_id, fold.version) != refused_at else "random"
             async with thinking:
-                command = await anyio.to_thread.run_sync(choose_bot_move, fold, seed, seat, bot)
+                command = await anyio.to_thread.run_sync(choose_bot_move, fold, seed, seat, chooser)
             try:
                 written = await self.games.bot_move(game_id, fold.version, seat, bot, command)
-            except Problem as refused:  # the game changed under the bot: look again
-                log.info("bot_move_refused", game_id=str(game_id), code=refused.code)
-                written = None
-            if written is None:
+            except Problem as refused:
+                # The rules refused the bot's choice (a bot's fault): the same bot would
+                # choose the same again at this version, so the random bot, which picks
+                # among the legal moves, decides this one; if even that is refused, the
+                # game is left to the sweep.
+                log.error("bot_move_refused", game_id=str(game_id), bot=chooser, code=refused.code)
+                if chooser == "random":
+                    return
+                refused_at = (game_id, fold.version)
+                continue
+            if written is None:  # the game changed under the bot: look again
                 fresh = True
                 continue
             self.decided += 1

@@ -305,7 +305,8 @@ def timeout(fold: Fold, seed: bytes, at: str) -> Recording | None:
     """The seat whose deadline passed first times out (under `forfeit`, every seat whose
     deadline has passed, in deadline order: seats that stalled together lose together, not
     by seat number). Under a `bot:` policy the seat is overdue: the bot runner decides for
-    it next. None when none is due at `at`."""
+    it next (in a game older than `bot_clocks`, the policy's bot decides in this same write,
+    as it always did there). None when none is due at `at`."""
     clock, now = fold.clock, clocks.micros(at)
     if clock is None or fold.over or not fold.started:
         return None
@@ -318,9 +319,21 @@ def timeout(fold: Fold, seed: bytes, at: str) -> Recording | None:
         rec.note(TIMED_OUT, SYSTEM, {"seat": seat, "deadline": clocks.stamp(deadline)})
         if policy == "forfeit":
             rec.decision(SYSTEM, None, [forfeit_note(seat, "timed_out")])
+        elif not fold.bot_clocks:  # an older game: its policy's bot decides in this write,
+            _policy_decides(rec, seed, seat, policy)  # as its rules (and audit) say
         log.info("timed_out", game_id=str(fold.id), seat=seat, policy=policy)
     rec.close(seed)
     return rec
+
+
+def _policy_decides(rec: Recording, seed: bytes, seat: int, policy: str) -> None:
+    """The timeout policy's bot decides for `seat` in the timeout's own write (games created
+    before decisions were stamped when made; newer games leave it to the bot runner)."""
+    fold = rec.fold
+    command = choose_bot_move(fold, seed, seat, policy.removeprefix("bot:"))
+    rng = rng_for(fold.rules_seed(seed), fold.version)
+    events = fold.game.decide(fold.state, seat, command, rng)
+    rec.decision(seat, msgspec.to_builtins(command), events)
 
 
 def forfeit(fold: Fold, seed: bytes, seat: int, reason: ForfeitReason, at: str) -> Recording | None:

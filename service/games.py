@@ -299,7 +299,11 @@ class Games:
         then = self.reads.replay(fold, batch.last)
         count = batch.last - batch.first + 1
         events = self.reads.visible_events(fold, again.seat, batch.first - 1, count)
-        return MoveAnswer(batch.last, events, then.awaiting(), then.status, replayed=True)
+        awaiting = then.awaiting()
+        legal = None  # as the first answer, while the game is still where it left it
+        if batch.last == fold.version and again.seat in awaiting:
+            legal = GameReads.legal_moves(fold, again.seat, 0, LEGAL_PAGE)
+        return MoveAnswer(batch.last, events, awaiting, then.status, replayed=True, legal=legal)
 
 
 class _Exists(Exception):

@@ -25,6 +25,7 @@ class Folded(msgspec.Struct):
     version: int
     last_hash: str
     organiser: str
+    last_at: str = ""  # the stamp of its last event
 
 
 def read_tournament(store: EventStoreApp, tournament_id: UUID) -> Folded:
@@ -34,7 +35,8 @@ def read_tournament(store: EventStoreApp, tournament_id: UUID) -> Folded:
         raise NotFound("tournament_not_found", f"no tournament {tournament_id}")
     state = fold_stream(tournament_id, events)
     last: Any = events[-1]
-    return Folded(state, last.originator_version, last.hash, events[0].data["organiser"])
+    organiser = events[0].data["organiser"]
+    return Folded(state, last.originator_version, last.hash, organiser, last.at)
 
 
 def fold_stream(tournament_id: UUID, events: list[Any]) -> Tournament:

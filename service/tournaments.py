@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Annotated, Any
 from uuid import UUID
 
-import anyio
 import msgspec
 import structlog
 from msgspec import Meta
@@ -279,7 +278,7 @@ class TournamentService:
         async def read(fresh: bool) -> Folded | None:
             if new:
                 return None
-            return await anyio.to_thread.run_sync(self.get, tournament_id)
+            return await self.games.writes.in_thread(self.get, tournament_id)
 
         def decided(t: Folded | None, at: str) -> Decided | Answered:
             made = decide(t) if t is not None else decide(None)  # type: ignore[arg-type]
@@ -289,7 +288,9 @@ class TournamentService:
             last = out[-1].originator_version
             return Decided(out, lambda: len(out), streams=((tournament_id, last),))
 
-        run = self.games.writes.run(tournament_id, read, decided, fresh_first=True, in_thread=True)
+        run = self.games.writes.run(
+            tournament_id, read, decided, fresh_first=True, decide_in_thread=True
+        )
         written: int = self.games.blocking(run)
         return written
 
@@ -300,6 +301,7 @@ def _recorded(
     """The tournament's events after `after`, stamped `at` and chained."""
     version = after.version if after else 0
     prev = after.last_hash if after else GENESIS
+    at = max(at, after.last_at) if after else at  # the stream's stamps never go back
     out: list[Recorded] = []
     for event in events:
         data = {k: v for k, v in event.items() if k != "type"}

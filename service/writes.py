@@ -36,7 +36,7 @@ import structlog
 from eventsourcing.persistence import RecordConflictError
 
 from service.current import Current, readable
-from service.errors import Conflict, Problem
+from service.errors import Conflict, Problem, Unavailable
 from service.fold import Fold
 from service.group_commit import GroupCommit
 from service.loop_writer import LoopWriter
@@ -92,7 +92,8 @@ class Writes:
         self._locks: dict[UUID, _Lock] = {}
         self._listeners: list[Listener] = []
         self._inflight: set[asyncio.Task[Any]] = set()  # writes begun and not ended
-        self._threads: anyio.CapacityLimiter | None = None  # made on the loop (`_in_thread`)
+        self._threads: anyio.CapacityLimiter | None = None  # made on the loop (`in_thread`)
+        self._draining = False  # set by `drain`: no write begins after it
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: Any = None  # the context of a loop of our own, for `blocking`
         self._start = threading.Lock()
@@ -113,19 +114,23 @@ class Writes:
         read: Callable[[bool], Awaitable[Any]],
         decide: Callable[[Any, str], Decided | Answered],
         fresh_first: bool = False,
-        in_thread: bool = False,
+        decide_in_thread: bool = False,
     ) -> Any:
         """Write to the stream `key`: `read(fresh)` gives what `decide` needs (fresh: as the
         store holds it now; else the cached state may do), `decide(it, at)` what to write.
         A refusal (Problem) on the cached state is checked again on the store's; a conflict
         reads the store and decides again, ATTEMPTS times at most (then 409 `busy`)."""
+        if self._draining:
+            raise Unavailable("stopping", "the server is stopping: try again in a moment")
         running = asyncio.get_running_loop()
         if self._loop is None:
             self._loop = running
         if running is not self._loop:  # another thread's loop: the write runs on ours
-            coroutine = self.run(key, read, decide, fresh_first, in_thread)
+            coroutine = self.run(key, read, decide, fresh_first, decide_in_thread)
             return await asyncio.wrap_future(_submit(coroutine, self._loop))
-        task = asyncio.ensure_future(self._attempts(key, read, decide, fresh_first, in_thread))
+        task = asyncio.ensure_future(
+            self._attempts(key, read, decide, fresh_first, decide_in_thread)
+        )
         self._inflight.add(task)
         task.add_done_callback(self._inflight.discard)
         task.add_done_callback(_observed)
@@ -137,7 +142,7 @@ class Writes:
         read: Callable[[bool], Awaitable[Any]],
         decide: Callable[[Any, str], Decided | Answered],
         fresh_first: bool,
-        in_thread: bool,
+        decide_in_thread: bool,
     ) -> Any:
         held = self._locks.setdefault(key, _Lock())
         held.users += 1
@@ -148,8 +153,8 @@ class Writes:
                     current = await read(fresh)
                     at = self.now()
                     try:
-                        if in_thread:
-                            outcome = await self._in_thread(decide, current, at)
+                        if decide_in_thread:
+                            outcome = await self.in_thread(decide, current, at)
                         else:
                             outcome = decide(current, at)
                     except Problem:
@@ -174,12 +179,12 @@ class Writes:
             if self.loop_writer is not None and self.loop_writer.takes(events):
                 await self.loop_writer.save(events)
             else:
-                await self._in_thread(lambda: self.group.save(*events))
+                await self.in_thread(lambda: self.group.save(*events))
         except RecordConflictError:
-            return bool(await self._in_thread(self._stored_already, events))
+            return bool(await self.in_thread(self._stored_already, events))
         return True
 
-    async def _in_thread(self, call: Callable[..., _T], *args: Any) -> _T:
+    async def in_thread(self, call: Callable[..., _T], *args: Any) -> _T:
         """`call` in a worker thread of the driver's own: callers that wait for a write from
         worker threads of the shared pool (`blocking`) can never take every thread the
         write itself needs."""
@@ -224,7 +229,7 @@ class Writes:
             def from_store() -> tuple[Fold, bytes]:
                 return self.current.fresh(game_id), self.current.seed(game_id)
 
-            return await self._in_thread(from_store)
+            return await self.in_thread(from_store)
 
         return read
 
@@ -258,7 +263,8 @@ class Writes:
 
     async def drain(self) -> None:
         """Let the writes begun end, and the loop writer close its connection (before the
-        store closes)."""
+        store closes). Writes asked for from now on are refused (503 `stopping`)."""
+        self._draining = True
         while self._inflight:
             await asyncio.gather(*self._inflight, return_exceptions=True)
         if self.loop_writer is not None:

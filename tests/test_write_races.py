@@ -184,11 +184,10 @@ def test_a_table_made_twice(racers: Racers) -> None:
         (None, "r1", "random"),
         (None, "r2", "random"),
     ]
-    make = lambda s: (
-        None
-        if (f := s.table("secret-duel", seated, {}, None, None, {}, game)) is None
-        else f.version
-    )
+    def make(s: GameService) -> int | None:
+        made = s.table("secret-duel", seated, {}, None, None, {}, game)
+        return None if made is None else made.version
+
     _one_won(racers, racers.race(make, make), None)
 
 
@@ -198,9 +197,10 @@ def test_a_bot_decision_by_two_runners(racers: Racers) -> None:
     fold = racers.services[0].get(game)
     assert fold.bot_turn() == (1, "random")
     command = choose_bot_move(fold, racers.services[0].current.seed(game), 1, "random")
-    decide = lambda s: (
-        None if (f := s.bot_move(game, fold.version, 1, "random", command)) is None else f.version
-    )
+    def decide(s: GameService) -> int | None:
+        written = s.bot_move(game, fold.version, 1, "random", command)
+        return None if written is None else written.version
+
     _one_won(racers, racers.race(decide, decide), None)
 
 
