@@ -102,7 +102,7 @@ def replay(
     tags=["games"],
     sync_to_thread=True,
     media_type=NDJSON,
-    responses=documented(400, 401, 404, 409),
+    responses=documented(400, 401, 404, 409, 422),
 )
 def export(
     request: Request[Any, Any, Any],

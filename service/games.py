@@ -10,6 +10,7 @@ after the commit that leaves it awaited, and writes it here like any player.
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,7 +157,7 @@ class Games:
     ) -> MoveAnswer:
         """The player's move at `expected_version`, decided when its request `arrived` (the
         time the player's clock is charged to). Answered once its own events are saved."""
-        sent = arrived
+        sent, started = arrived, time.perf_counter()
 
         def decide(current: tuple[Fold, bytes], at: str) -> Decided | Answered:
             fold, seed = current
@@ -165,7 +166,7 @@ class Games:
                 return Answered(made)
             seat = fold.seat_of(player.id)
             assert seat is not None
-            return _decided(made, lambda: self._applied(made, seat))
+            return _decided(made, lambda: self._applied(made, seat, started))
 
         answer = await self.writes.run(game_id, self.writes.game(game_id), decide)
         if isinstance(answer, Again):
@@ -282,12 +283,14 @@ class Games:
 
     # ---- answers ---------------------------------------------------------------------------
 
-    def _applied(self, made: Recording, seat: int) -> MoveAnswer:
-        """A saved move: logged and answered with its events as the mover sees them."""
+    def _applied(self, made: Recording, seat: int, started: float) -> MoveAnswer:
+        """A saved move: logged (with how long its write took) and answered with its events
+        as the mover sees them."""
         new = made.fold
         self.moves_applied += 1
+        ms = round((time.perf_counter() - started) * 1000, 2)
         log.info("move_applied", game_id=str(new.id), version=new.version, seat=seat,
-                 events=len(made.events))  # fmt: skip
+                 events=len(made.events), ms=ms)  # fmt: skip
         events = [visible(new, seat, e) for e in made.events]
         awaiting = new.awaiting()
         legal = GameReads.legal_moves(new, seat, 0, LEGAL_PAGE) if seat in awaiting else None

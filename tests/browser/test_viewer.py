@@ -16,6 +16,7 @@ from service.settings import Settings
 from tests.api.test_tamper import flips_a_value, inside_data
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import LiveServer
+from tests.support.api import Api
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -47,8 +48,9 @@ def test_a_finished_game_steps_through_every_version(
         alice = _player(client, "alice")
         bots = {str(s): "random" for s in range(3)}
         created = _create(client, alice, game, seats=3, bots=bots)
-        assert created["status"] == "finished"
-    last = created["version"]
+        finished = Api(client).settled(created["id"])  # the bots play after the request
+        assert finished["status"] == "finished"
+    last = finished["version"]
     p = open_page()
     p.open_game(f"{server.url}/games/{created['id']}")
     page = p.page
@@ -119,6 +121,7 @@ def test_a_live_game_shows_a_move_within_a_second(server: LiveServer, open_page:
         page.wait_for_function("document.body.dataset.live === 'on'")
         before = p.last()
         for _ in range(3):
+            Api(client).settled(gid, alice)  # the bot moves on its own: until alice's turn
             legal = client.get(f"/v1/games/{gid}/legal-moves", headers=_auth(alice)).json()
             move = {"expected_version": legal["version"], "move": legal["moves"][0]}
             headers = {**_auth(alice), "Idempotency-Key": f"k{legal['version']}"}
@@ -129,14 +132,19 @@ def test_a_live_game_shows_a_move_within_a_second(server: LiveServer, open_page:
             # the move's line is on the page within a second of the API's answer ...
             page.wait_for_selector(f'#events li[data-version="{version}"]', timeout=1_000)
             assert time.monotonic() - moved < 1.0
-            # ... and the board, drawn by the server from the replay, follows it
+            # ... and the board, drawn by the server from the replay, follows it (and the
+            # bot's decision after it, when the move left the game to the bot)
             page.wait_for_function(
-                f"document.getElementById('board').dataset.version === '{version}'",
+                f"Number(document.getElementById('board').dataset.version) >= {version}",
                 timeout=5_000,
             )
-            assert p.version() == version
+            assert p.version() >= version
         assert p.last() > before
-        assert p.version() == p.last()  # it followed the game
+        now = Api(client).settled(gid, alice)["version"]  # nothing moves until alice does
+        page.wait_for_function(
+            f"document.getElementById('board').dataset.version === '{now}'", timeout=5_000
+        )
+        assert p.version() == p.last() == now  # it followed the game
         assert page.is_hidden("#audit")
         # looking back, a new move lengthens the list without moving the board
         page.click("#first")
@@ -204,7 +212,7 @@ def test_a_spectator_never_sees_what_a_seat_sees(server: LiveServer, open_page: 
         gid = created["id"]
         secret: list[str] = []
         for _ in range(30):  # until seat 0 holds secrets (characters picked, cards offered)
-            mine = client.get(f"/v1/games/{gid}", headers=_auth(alice)).json()
+            mine = Api(client).settled(gid, alice)  # the bots decide first, on their own
             public = client.get(f"/v1/games/{gid}").json()
             view, seen = mine["view"], public["view"]
             secret = [*(view["offered"] or [])]
@@ -248,6 +256,8 @@ def test_the_verify_panel_names_the_first_broken_version(
         alice = _player(client, "alice")
         bots = {str(s): "random" for s in range(2)}
         created = _create(client, alice, "caylus", seats=2, bots=bots)
+        created = Api(client).settled(created["id"])  # the bots play after the request
+        assert created["status"] == "finished"
     gid = created["id"]
     assert pg_settings.database_url is not None
     schema = pg_settings.database_url.split("schema=")[1].split("&")[0]
