@@ -66,6 +66,7 @@ TITLES = {
     "game_aborted": "Game aborted",
     "game_damaged": "Game record damaged",
     "game_exists": "Game exists",
+    "stopping": "Server stopping",
     "game_not_finished": "Game not finished",
     "game_not_found": "Game not found",
     "game_not_open": "Game not open",

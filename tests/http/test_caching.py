@@ -17,6 +17,7 @@ from tests.support.api import Api
 def test_etag_and_304_until_the_game_moves(sqlite_api: Api) -> None:
     ada = sqlite_api.player("ada")
     game = sqlite_api.create(ada, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    sqlite_api.settled(game, ada)  # the bot's move first: then the game waits for ada alone
     c, auth = sqlite_api.client, Api.auth(ada)
     for path in (f"/v1/games/{game}", f"/v1/games/{game}/legal-moves"):
         first = c.get(path, headers=auth)
