@@ -210,31 +210,28 @@ class GamesView(TrackingRecorder):
                 [(t["id"], t["seq"], t["status"], t["summary"]) for t in extra.tournaments],
             )
 
+    def _index(
+        self, c: Any, table: str, column: str, rows: list[tuple[str, int | None]]
+    ) -> None:
+        """One of the games' indexes (`table`: game id -> `column`): a row per game that
+        has a value, none for a game without one."""
+        gone = [(game,) for game, value in rows if value is None]
+        kept = [(game, value) for game, value in rows if value is not None]
+        if gone:
+            c.executemany(self._sql(f"DELETE FROM {{{table}}} WHERE game_id = ?"), gone)
+        if kept:
+            c.executemany(
+                self._sql(
+                    f"INSERT INTO {{{table}}} (game_id, {column}) VALUES (?, ?)"
+                    f" ON CONFLICT (game_id) DO UPDATE SET {column} = excluded.{column}"
+                ),
+                kept,
+            )
+
     def _write_clocks_and_notices(self, c: Any, writes: Sequence[GameWrite]) -> None:
-        timed = [(w.summary.id, w.deadline) for w in writes if w.deadline is not None]
-        untimed = [(w.summary.id,) for w in writes if w.deadline is None]
-        if untimed:
-            c.executemany(self._sql("DELETE FROM {deadlines} WHERE game_id = ?"), untimed)
-        if timed:
-            c.executemany(
-                self._sql(
-                    "INSERT INTO {deadlines} (game_id, deadline) VALUES (?, ?)"
-                    " ON CONFLICT (game_id) DO UPDATE SET deadline = excluded.deadline"
-                ),
-                timed,
-            )
-        waiting = [(w.summary.id, w.bot_since) for w in writes if w.bot_since is not None]
-        moved = [(w.summary.id,) for w in writes if w.bot_since is None]
-        if moved:
-            c.executemany(self._sql("DELETE FROM {bot_turns} WHERE game_id = ?"), moved)
-        if waiting:
-            c.executemany(
-                self._sql(
-                    "INSERT INTO {bot_turns} (game_id, since) VALUES (?, ?)"
-                    " ON CONFLICT (game_id) DO UPDATE SET since = excluded.since"
-                ),
-                waiting,
-            )
+        deadlines = [(w.summary.id, w.deadline) for w in writes]
+        self._index(c, "deadlines", "deadline", deadlines)
+        self._index(c, "bot_turns", "since", [(w.summary.id, w.bot_since) for w in writes])
         told = [
             (n.id, n.player, n.game, n.kind, encode_notice(n).decode())
             for w in writes
