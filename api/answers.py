@@ -21,7 +21,6 @@ from service.fold import Fold
 from service.players import Player
 
 NDJSON = "application/x-ndjson"
-MAX_WAIT_S = 60  # the longest long poll (GET /v1/games/{id}?wait_for_version=)
 BEARER: list[SecurityRequirement] = [{"bearer": []}]
 # a key is optional: with one, the caller's seat shows
 OPTIONAL_BEARER: list[SecurityRequirement] = [{"bearer": []}, {}]

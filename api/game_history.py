@@ -170,6 +170,3 @@ def audit(request: Request[Any, Any, Any], tabletop: Shared, game_id: FromPath[U
     lines, seed = _log_and_seed(t, game_id, t.caller(request, required=False))
     report = verify(list(export_lines(game_id, lines, seed)), seed)
     return msgspec.convert(msgspec.to_builtins(report), s.AuditOut)
-
-
-ROUTES = [list_events, replay, export, audit]

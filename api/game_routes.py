@@ -19,7 +19,6 @@ from api.answers import (
     BEARER,
     ETAG,
     LOCATION,
-    MAX_WAIT_S,
     OPTIONAL_BEARER,
     REPLAYED,
     IdempotencyKey,
@@ -36,6 +35,8 @@ from service.fold import Fold
 from service.games import Games, game_types
 from service.players import Player
 from service.records import keyed_game_id
+
+MAX_WAIT_S = 60  # the longest long poll (GET /v1/games/{id}?wait_for_version=)
 
 # ---- games --------------------------------------------------------------------------------
 
@@ -278,12 +279,14 @@ async def get_game(
     Example: GET /v1/games/{game_id}?wait_for_version=12&timeout_s=30"""
     t = tabletop
     if wait_for_version is not None:
-        await _wait_past(t, game_id, wait_for_version, timeout_s)
+        await _wait_past(t, request, game_id, wait_for_version, timeout_s)
     answer: Response[s.GameOut] = await read_game(t, request, game_id, _get_game, if_none_match)
     return answer
 
 
-async def _wait_past(t: Tabletop, game_id: UUID, version: int, timeout: float) -> None:
+async def _wait_past(
+    t: Tabletop, request: Request[Any, Any, Any], game_id: UUID, version: int, timeout: float
+) -> None:
     """Until the game is past `version` or over, or `timeout` seconds have passed: woken by
     its commits (this process's at once, other processes' through the log), never polling
     on a timer."""
@@ -291,14 +294,16 @@ async def _wait_past(t: Tabletop, game_id: UUID, version: int, timeout: float) -
     with t.live.watching(game_id) as woken:
         while True:
             woken.clear()  # before reading: a commit during the read wakes us again
-            fold = await t.game_reads.current_on_loop(game_id)
-            if fold is None:
-                fold = await anyio.to_thread.run_sync(t.game, game_id)
+            fold: Fold = await read_game(t, request, game_id, _as_it_is)
             left = deadline - asyncio.get_running_loop().time()
             if fold.version > version or fold.over or left <= 0:
                 return
             with suppress(TimeoutError):
                 await asyncio.wait_for(woken.wait(), left)
+
+
+def _as_it_is(t: Tabletop, request: Request[Any, Any, Any], fold: Fold) -> Fold:
+    return fold
 
 
 def _get_game(
@@ -398,17 +403,3 @@ async def submit_move(
         legal = s.LegalMoves(version=answer.version, moves=moves, total=total, offset=0)
     body = s.MoveResult(answer.version, events, answer.awaiting, answer.status, legal)
     return Response(body, headers=replayed_header(answer.replayed))
-
-
-ROUTES = [
-    list_game_types,
-    create_game,
-    join_game,
-    resign_game,
-    abort_game,
-    leave_game,
-    rematch_game,
-    get_game,
-    legal_moves,
-    submit_move,
-]

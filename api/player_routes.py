@@ -59,6 +59,3 @@ def create_stream_token(
     ttl = settings.stream_token_ttl_s
     token, expires_at = stream_tokens.issue(t.players, player, ttl)
     return s.StreamToken(token=token, expires_at=expires_at, expires_in=ttl)
-
-
-ROUTES = [create_player, create_stream_token]

@@ -159,7 +159,7 @@ class BotRunner:
     async def _turns(self, game_id: UUID, thinking: asyncio.Semaphore) -> None:
         read = self.games.writes.game(game_id)
         fresh = False
-        refused_at: tuple[UUID, int] | None = None  # where the rules refused the bot's choice
+        refused_at: int | None = None  # the version at which the rules refused its choice
         for _ in range(MAX_TURNS):
             fold, seed = await read(fresh)
             turn = fold.bot_turn()
@@ -169,7 +169,7 @@ class BotRunner:
                 fresh = True  # the cache may trail: ask the store before leaving it
                 continue
             seat, bot = turn
-            chooser = bot if (game_id, fold.version) != refused_at else "random"
+            chooser = bot if fold.version != refused_at else "random"
             async with thinking:
                 command = await anyio.to_thread.run_sync(choose_bot_move, fold, seed, seat, chooser)
             try:
@@ -182,7 +182,7 @@ class BotRunner:
                 log.error("bot_move_refused", game_id=str(game_id), bot=chooser, code=refused.code)
                 if chooser == "random":
                     return
-                refused_at = (game_id, fold.version)
+                refused_at = fold.version
                 continue
             if written is None:  # the game changed under the bot: look again
                 fresh = True

@@ -157,11 +157,11 @@ class Games:
     ) -> MoveAnswer:
         """The player's move at `expected_version`, decided when its request `arrived` (the
         time the player's clock is charged to). Answered once its own events are saved."""
-        sent, started = arrived, time.perf_counter()
+        started = time.perf_counter()
 
         def decide(current: tuple[Fold, bytes], at: str) -> Decided | Answered:
             fold, seed = current
-            made = decisions.move(fold, seed, player, expected_version, move, key, sent or at)
+            made = decisions.move(fold, seed, player, expected_version, move, key, arrived or at)
             if isinstance(made, Again):
                 return Answered(made)
             seat = fold.seat_of(player.id)

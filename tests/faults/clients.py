@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import psycopg
 
 RETRIED = (429, 502, 503, 504)  # answers a client waits out and sends again
 
@@ -273,3 +274,13 @@ def check_exactly_once(url: str, tables: list[Table]) -> int:
             audit = httpx.get(f"{url}/v1/games/{game}/audit", timeout=30)
             assert audit.status_code == 200 and audit.json()["verified"], audit.text
     return checked
+
+
+def stored_version(database_url: str, game: str) -> int:
+    """The game's last stored version, read straight from the store's table."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT max(originator_version) FROM tabletop_events WHERE originator_id = %s",
+            (uuid.UUID(game),),
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0

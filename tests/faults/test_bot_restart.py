@@ -10,16 +10,15 @@ bot answers, and the finished game verifies."""
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 import httpx
 import psutil
-import psycopg
 import pytest
 
 from service.bot_runner import GRACE_US
 from service.clocks import micros
+from tests.faults.clients import stored_version
 from tests.faults.conftest import Server, wait_until
 from tests.support.api import Api
 
@@ -28,15 +27,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 THINK_MS = 4000  # the bot's time budget per decision: the kill lands well inside it
 BOT = f"mcts:ms={THINK_MS}"
 HUMAN, BOT_SEAT = 0, 1
-
-
-def _stored_version(database_url: str, game: str) -> int:
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT max(originator_version) FROM tabletop_events WHERE originator_id = %s",
-            (uuid.UUID(game),),
-        ).fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
 
 
 def _events(http: httpx.Client, game: str, after: int) -> list[dict[str, Any]]:
@@ -88,7 +78,7 @@ def test_a_bot_thinking_when_serve_is_killed_moves_after_the_restart(
     wait_until(lambda: _cpu_seconds(pid) - before >= 0.3, 10, "the bot thinking")
     killed_us = time.time_ns() // 1000
     server.kill()
-    assert _stored_version(database, game) == moved, "the bot had moved before the kill"
+    assert stored_version(database, game) == moved, "the bot had moved before the kill"
 
     url = server.start()  # in memory it knows nothing of the game: the sweep finds it
     with httpx.Client(base_url=url, timeout=60) as http:

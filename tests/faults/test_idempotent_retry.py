@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,7 +18,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.faults.clients import Move, Table, Target, check_exactly_once
+from tests.faults.clients import Move, Table, Target, check_exactly_once, stored_version
 from tests.faults.conftest import Server, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
@@ -44,15 +43,6 @@ def _waiting_saves(database_url: str) -> int:
         return int(row[0]) if row else 0
 
 
-def _stored_version(database_url: str, game: str) -> int:
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT max(originator_version) FROM tabletop_events WHERE originator_id = %s",
-            (uuid.UUID(game),),
-        ).fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
-
-
 def _given_up(move: Move, url: str) -> None:
     with pytest.raises(httpx.TimeoutException):
         move.send(url, GIVE_UP)
@@ -73,11 +63,11 @@ def test_a_move_sent_again_after_a_timeout_is_applied_once(server: Server, datab
         retry = threading.Thread(target=lambda: again.append(move.send(server.url, 30)))
         retry.start()
         time.sleep(0.5)  # time for the retry to arrive: it waits behind the first
-        wait_until(lambda: _stored_version(database, game) == move.expected, 1, "held")
+        wait_until(lambda: stored_version(database, game) == move.expected, 1, "held")
     retry.join(30)
     first = move.ack(again[0])
     assert move.send(server.url, 30).json() == again[0].json()  # and a third time: the same
-    assert _stored_version(database, game) == first.versions[-1]
+    assert stored_version(database, game) == first.versions[-1]
     table.acks.append(first)
 
     # 2. given up, then the server killed while the save waits in the database; the save
@@ -87,11 +77,11 @@ def test_a_move_sent_again_after_a_timeout_is_applied_once(server: Server, datab
         _given_up(move, server.url)
         wait_until(lambda: _waiting_saves(database) > 0, 10, "the save waiting")
         server.kill()
-    wait_until(lambda: _stored_version(database, game) > move.expected, 10, "the save committed")
-    committed = _stored_version(database, game)
+    wait_until(lambda: stored_version(database, game) > move.expected, 10, "the save committed")
+    committed = stored_version(database, game)
     target.url = server.start()
     second = move.ack(move.send(server.url, 30))
-    assert second.versions[-1] == committed == _stored_version(database, game)
+    assert second.versions[-1] == committed == stored_version(database, game)
     table.acks.append(second)
 
     table.play(game)  # to the end, so that the export and the audit check it all
