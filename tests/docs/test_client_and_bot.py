@@ -102,6 +102,9 @@ def test_planning_policies_play_a_game_that_hides_the_state(server: str) -> None
     with Client(server) as api:
         api.register("planner")
         game = api.create_game("puerto-rico", 2, seat=0, bots={1: "random"})
+        while 0 not in game.awaiting:  # the bot may hold the first turn: wait for it
+            assert game.status == "active"
+            game = api.wait(game.id, game.version)
         runner = Runner(api, Planner("greedy"), seed=1)
         assert runner.play(game.id) > 0
         with pytest.raises(PolicyError, match="no policy"):
