@@ -1,5 +1,6 @@
 """Prometheus metrics at /metrics: requests (count and latency per route template and
-status), moves applied, and how far the read models trail the log (events and seconds).
+status, and those under way), moves applied, and how far the read models trail the log
+(events and seconds).
 
 Each app has a registry of its own, so several apps in one process (the tests) do not
 share counters. Moves and lag are read when scraped, not kept up to date on every event.
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -47,9 +48,19 @@ class Metrics:
             ["method", "route"],
             registry=self.registry,
         )
+        self.in_progress = Gauge(
+            "tabletop_http_requests_in_progress",
+            "HTTP requests begun and not yet answered, by route template.",
+            ["method", "route"],
+            registry=self.registry,
+        )
         self.registry.register(_Scraped(tabletop))
 
+    def begun(self, method: str, route: str) -> None:
+        self.in_progress.labels(method, route).inc()
+
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.in_progress.labels(method, route).dec()
         self.requests.labels(method, route, str(status)).inc()
         self.latency.labels(method, route).observe(seconds)
 

@@ -1,6 +1,6 @@
 """One middleware around every HTTP request: binds a request id to every log line of the
-request, echoes it in `X-Request-Id`, logs the request once and counts it in the metrics
-(one wrapper for both: it runs on every request)."""
+request, echoes it in `X-Request-Id`, logs the request once and counts it in the metrics,
+while under way and once answered (one wrapper for both: it runs on every request)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ class RequestMiddleware(ASGIMiddleware):
         structlog.contextvars.bind_contextvars(request_id=request_id)
         started = time.perf_counter()
         status: dict[str, Any] = {"code": 500}
+        tabletop: Tabletop = scope["litestar_app"].state.tabletop
+        method = str(scope.get("method", ""))
+        route = scope.get("path_template") or "unmatched"
+        tabletop.metrics.begun(method, route)
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -45,7 +49,6 @@ class RequestMiddleware(ASGIMiddleware):
             await next_app(scope, receive, sending)
         finally:
             elapsed = time.perf_counter() - started
-            method = str(scope.get("method", ""))
             log.info(
                 "request",
                 method=method,
@@ -54,6 +57,4 @@ class RequestMiddleware(ASGIMiddleware):
                 ms=round(elapsed * 1000, 2),
             )
             structlog.contextvars.unbind_contextvars("request_id")
-            tabletop: Tabletop = scope["litestar_app"].state.tabletop
-            route = scope.get("path_template") or "unmatched"
             tabletop.metrics.observe(method, route, status["code"], elapsed)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -91,12 +90,3 @@ def server(database: str, tmp_path: Path) -> Iterator[Server]:
         yield served
     finally:
         served.stop()
-
-
-def wait_until(check: Callable[[], object], seconds: float, what: str) -> None:
-    """Poll `check()` every 50 ms until it is true; fail after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {seconds} s")
-        time.sleep(0.05)

@@ -19,8 +19,9 @@ import pytest
 from service.bot_runner import GRACE_US
 from service.clocks import micros
 from tests.faults.clients import stored_version
-from tests.faults.conftest import Server, wait_until
+from tests.faults.conftest import Server
 from tests.support.api import Api
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 

@@ -8,8 +8,8 @@ table; reads go on meanwhile."""
 
 from __future__ import annotations
 
+import re
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,7 +19,8 @@ import psycopg
 import pytest
 
 from tests.faults.clients import Move, Table, Target, check_exactly_once, stored_version
-from tests.faults.conftest import Server, wait_until
+from tests.faults.conftest import Server
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 
@@ -43,6 +44,18 @@ def _waiting_saves(database_url: str) -> int:
         return int(row[0]) if row else 0
 
 
+def _moves_under_way(url: str) -> int:
+    """Move requests the server has begun and not answered (its in-progress gauge)."""
+    text = httpx.get(f"{url}/metrics", timeout=10).text
+    found = re.search(
+        r'^tabletop_http_requests_in_progress{method="POST",route="/v1/games/{game_id}/moves"}'
+        r" (\S+)$",
+        text,
+        re.M,
+    )
+    return int(float(found.group(1))) if found else 0
+
+
 def _given_up(move: Move, url: str) -> None:
     with pytest.raises(httpx.TimeoutException):
         move.send(url, GIVE_UP)
@@ -62,7 +75,7 @@ def test_a_move_sent_again_after_a_timeout_is_applied_once(server: Server, datab
         wait_until(lambda: _waiting_saves(database) > 0, 10, "the first save waiting")
         retry = threading.Thread(target=lambda: again.append(move.send(server.url, 30)))
         retry.start()
-        time.sleep(0.5)  # time for the retry to arrive: it waits behind the first
+        wait_until(lambda: _moves_under_way(server.url) == 2, 10, "the retry waiting too")
         wait_until(lambda: stored_version(database, game) == move.expected, 1, "held")
     retry.join(30)
     first = move.ack(again[0])

@@ -17,8 +17,9 @@ import httpx
 import pytest
 
 from tests.faults.clients import Move, Table, Target, check_exactly_once, wait_for_acks
-from tests.faults.conftest import SCALE, Server, wait_until
+from tests.faults.conftest import SCALE, Server
 from tests.support.cluster import Cluster
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 

@@ -21,8 +21,9 @@ import psycopg
 import pytest
 
 from tests.faults.clients import Table, Target, check_exactly_once
-from tests.faults.conftest import Server, server_env, wait_until
+from tests.faults.conftest import Server, server_env
 from tests.support.cluster import Cluster
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("faults")]
 

@@ -25,6 +25,7 @@ from service.settings import Limits, Settings
 from tests.conftest import LiveServer
 from tests.support.api import Api
 from tests.support.serve import serve
+from tests.support.waits import wait_until
 
 
 @pytest.fixture
@@ -98,7 +99,8 @@ def test_a_full_worker_pool_is_shed_and_health_still_answers(pg_settings: Settin
 
         holding = portal.start_task_soon(hold_every_thread)
         try:
-            time.sleep(0.2)
+            limiter = portal.call(anyio.to_thread.current_default_thread_limiter)
+            wait_until(lambda: limiter.borrowed_tokens == 1, 10, "the one thread taken")
             shed = client.post("/v1/players", json={"name": "bob"})
             assert shed.status_code == 503, shed.text
             assert shed.json()["code"] == "overloaded"

@@ -25,6 +25,7 @@ from tests.conftest import LiveServer
 from tests.secret_duel import GAME
 from tests.support.api import Api
 from tests.support.games import GameService, close_over
+from tests.support.waits import wait_until
 
 
 @pytest.fixture
@@ -108,7 +109,10 @@ def test_streams_deliver_every_visible_event_live_and_nothing_hidden(
         def on_step(_: int, answer: dict[str, Any]) -> None:
             moved[answer["version"]] = time.monotonic()
 
-        time.sleep(0.2)  # the streams have sent the backlog and wait
+        # Each stream has sent the backlog (to the bots' first moves) and waits.
+        start = api.settled(game_id, ann)["version"]
+        for listener in listeners.values():
+            wait_until(lambda: start in listener.arrived, 10, "the backlog sent")  # noqa: B023
         final = api.play_out(game_id, {0: ann}, random.Random(3), on_step=on_step)
         for listener in listeners.values():
             assert listener.ended.wait(10), "the stream did not end with the game"

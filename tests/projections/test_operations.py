@@ -117,6 +117,12 @@ def test_metrics(api: Api) -> None:
     route = 'method="POST",route="/v1/games/{game_id}/moves",status="200"'
     assert f"tabletop_http_requests_total{{{route}}}" in text
     assert 'tabletop_http_request_duration_seconds_bucket{le="0.005",method="GET",' in text
+    # under way: the scrape itself, and no move (each answered before the next was sent)
+    assert 'tabletop_http_requests_in_progress{method="GET",route="/metrics"} 1.0' in text
+    assert (
+        'tabletop_http_requests_in_progress{method="POST",route="/v1/games/{game_id}/moves"} 0.0'
+        in text
+    )
     moves = [ln for ln in text.splitlines() if ln.startswith("tabletop_moves_applied_total ")]
     assert moves and float(moves[0].split()[1]) >= 3
     assert 'tabletop_projection_lag_events{projection="games"} 0.0' in text

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -22,14 +21,7 @@ from service.settings import Settings
 from service.store import open_store
 from tests.support.games import GameService, close_over
 from tests.support.serve import serve
-
-
-def _wait(check: Callable[[], bool], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.1)
+from tests.support.waits import wait_until
 
 
 @pytest.fixture
@@ -77,12 +69,12 @@ def test_the_runner_runs_beside_serve_and_is_replaced_when_killed(
     server, url = served
     key = httpx.post(f"{url}/v1/players", json={"name": "ada"}).json()["api_key"]
     first = _new_game(url, key)
-    _wait(_listed(url, key, first))
+    wait_until(_listed(url, key, first), 30, "the first game listed")
     runner = _runner(server)
     runner.send_signal(signal.SIGKILL)
     runner.wait(10)
     second = _new_game(url, key)
-    _wait(_listed(url, key, second))
+    wait_until(_listed(url, key, second), 30, "the second game listed")
     assert _runner(server).pid != runner.pid
 
 
@@ -103,7 +95,8 @@ def test_a_second_runner_waits_until_the_first_is_gone(
     server, url = served
     key = httpx.post(f"{url}/v1/players", json={"name": "ada"}).json()["api_key"]
     first = _new_game(url, key)
-    _wait(_listed(url, key, first))  # serve's runner is at work, holding the lock
+    # serve's runner is at work, holding the lock
+    wait_until(_listed(url, key, first), 30, "listed")
     env = {**os.environ, "DATABASE_URL": pg_settings.database_url or ""}
     standby = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "projections", "run"],
@@ -112,12 +105,12 @@ def test_a_second_runner_waits_until_the_first_is_gone(
         stderr=subprocess.PIPE,
     )
     try:
-        _wait(lambda: _advisory_waiters(pg_url) > 0)  # the standby waits on the lock
+        wait_until(lambda: _advisory_waiters(pg_url) > 0, 30, "the standby waiting on the lock")
         assert standby.poll() is None
         server.send_signal(signal.SIGSTOP)  # serve cannot restart its runner...
         _runner(server).send_signal(signal.SIGKILL)  # ...which dies: the standby takes over
         second = _new_game_elsewhere(pg_settings)
-        _wait(lambda: _in_read_model(pg_settings, second))
+        wait_until(lambda: _in_read_model(pg_settings, second), 30, "in the read model")
     finally:
         server.send_signal(signal.SIGCONT)
         standby.terminate()
@@ -177,7 +170,7 @@ def test_serve_keeps_time_on_postgres(served: tuple[subprocess.Popen[bytes], str
     created = httpx.post(f"{url}/v1/games", json=body, headers={"Authorization": f"Bearer {key}"})
     assert created.status_code == 201, created.text
     game = f"{url}/v1/games/{created.json()['id']}"
-    _wait(lambda: httpx.get(game).json()["status"] == "finished", 20)
+    wait_until(lambda: httpx.get(game).json()["status"] == "finished", 20, "finished")
     finished = httpx.get(game).json()
     assert finished["forfeited"] == {"0": "timed_out"} and finished["result"]["ranks"] == [2, 1]
     assert httpx.get(f"{game}/audit").json()["verified"]
