@@ -21,6 +21,7 @@ import msgspec
 import pytest
 
 from projections.runner import GamesRunner, view_for
+from service import decisions
 from service.audit import export_lines, stored_lines, verify
 from service.clocks import micros, stamp
 from service.errors import Conflict
@@ -189,6 +190,45 @@ def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
     assert after.overdue == frozenset()
     if 0 in after.awaiting():  # its clock goes on: the increment and a tenth of 60 s
         assert after.clock is not None and after.clock.remaining[0] == 11_000_000
+    _verified(service, store, fold.id)
+
+
+def test_in_a_game_older_than_bot_clocks_the_policys_bot_decides_in_the_timeouts_write(
+    service: GameService,
+    store: EventStoreApp,
+    ada: Player,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Games created before decisions were stamped when made (no `bot_clocks` in their
+    `game_created`) keep their rules: the timeout and the policy bot's move are one write,
+    stamped alike, and the export still verifies under the old rule."""
+    stamped_when_made = decisions.recorded
+
+    def as_before(*args: Any, **kwargs: Any) -> Any:  # game_created without the flag
+        if args[3] == "game_created":
+            args = (*args[:7], {k: v for k, v in args[7].items() if k != "bot_clocks"}, *args[8:])
+        return stamped_when_made(*args, **kwargs)
+
+    monkeypatch.setattr(decisions, "recorded", as_before)
+    bots = {1: "random", 2: "random"}
+    created = service.create(ada, "puerto-rico", 3, {}, bots, 0, FISCHER, "bot:greedy")
+    monkeypatch.undo()
+    fold = service.settled(created.id)
+    assert not fold.bot_clocks
+    assert "bot_clocks" not in stored_lines(store, fold.id)[0]["data"]
+    assert fold.awaiting() == [0]  # the bots before ada have moved, on their own
+    keeper = GameService(store, now=clock, bots=False)  # no runner: the write must do it all
+    clock.advance(61)
+    timed_out = keeper.time_out(fold.id)
+    assert timed_out is not None and timed_out.overdue == frozenset()
+    lines = stored_lines(store, fold.id)[fold.version :]
+    assert lines[0]["type"] == "timed_out" and lines[0]["data"]["seat"] == 0
+    decision = lines[1]
+    assert decision["seat"] == 0 and decision["command"] is not None
+    assert decision["at"] == lines[0]["at"]  # one write, one stamp
+    assert {line["version"] for line in lines} <= set(range(1, timed_out.version + 1))
+    assert timed_out.version >= fold.version + 2
     _verified(service, store, fold.id)
 
 
