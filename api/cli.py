@@ -146,7 +146,9 @@ cli.add_typer(timekeeper, name="timekeeper")
 @timekeeper.command("run")
 def timekeeper_run() -> None:
     """Apply every timeout as its deadline passes, until interrupted (`tabletop serve` runs
-    one already; on Postgres a second one waits on a lock and takes over if the first ends)."""
+    one already; on Postgres a second one waits on a lock and takes over if the first ends).
+    A bot runner plays beside it the bots its timeouts leave awaited, unless
+    TABLETOP_BOTS=elsewhere."""
     from projections.runner import view_for
     from service import timekeeper as keeper
     from service.logs import configure
@@ -156,7 +158,7 @@ def timekeeper_run() -> None:
     settings = Settings.from_env()
     configure(settings.log_json)
     load_plugins()
-    keeper.run_forever(settings, view_for)
+    keeper.run_forever(settings, view_for, bots=os.environ.get("TABLETOP_BOTS") != "elsewhere")
 
 
 @cli.command()

@@ -4,7 +4,8 @@ A seat is the runner's when the game awaits it and a bot holds it: a bot's seat,
 that forfeited (a random bot plays it out), or a seat that timed out under a `bot:` policy
 (that bot makes the decision). The runner never decides inside another player's write:
 after a commit leaves such a seat awaited, it reads the game, lets the bot think in a
-worker thread (off the event loop, within the bot's budget), and writes the decision
+worker thread (off the event loop, within the bot's budget; `thinkers` at once, those
+whose clock runs first, earliest deadline first: `Slots`), and writes the decision
 through the write driver at the version it thought on, stamped when it was made. A
 conflict means someone moved first: it looks at the game again.
 
@@ -19,8 +20,11 @@ one decision, the other is refused at its version and dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import heapq
+import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -68,6 +72,45 @@ def run_forever(settings: Settings, index: Callable[[EventStoreApp], AwaitingBot
         store.close()
 
 
+class Slots:
+    """At most `size` bots think at once; a bot waiting for a slot that has a clock running
+    gets one before those that have none, the earliest deadline first (a bot's clock runs
+    from the commit that made it awaited, its wait for a slot included: the server's
+    queue should cost it as little as it can)."""
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._arrived = itertools.count()
+
+    @contextlib.asynccontextmanager
+    async def taken(self, deadline: int | None) -> AsyncIterator[None]:
+        if self._free > 0 and not self._waiting:
+            self._free -= 1
+        else:
+            turn = asyncio.get_running_loop().create_future()
+            rank = float("inf") if deadline is None else float(deadline)
+            heapq.heappush(self._waiting, (rank, next(self._arrived), turn))
+            try:
+                await turn  # handed over by `_release`, the slot already ours
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # handed over as we were cancelled: pass it on
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._waiting:
+            _, _, turn = heapq.heappop(self._waiting)
+            if not turn.done():  # (a cancelled waiter's is done)
+                turn.set_result(None)
+                return
+        self._free += 1
+
+
 class BotRunner:
     def __init__(
         self,
@@ -112,7 +155,7 @@ class BotRunner:
         (a runner in a process of its own)."""
         self._loop = asyncio.get_running_loop()
         self._wake, self._stop = asyncio.Event(), asyncio.Event()
-        thinking = asyncio.Semaphore(self._thinkers)
+        thinking = Slots(self._thinkers)
         tasks: set[asyncio.Task[None]] = set()
         sweeper = asyncio.ensure_future(self._sweeping())
         follower = threading.Event()
@@ -145,7 +188,7 @@ class BotRunner:
         if loop is not None and stop is not None:
             loop.call_soon_threadsafe(stop.set)
 
-    async def _play(self, game_id: UUID, thinking: asyncio.Semaphore) -> None:
+    async def _play(self, game_id: UUID, thinking: Slots) -> None:
         """Decide for the game's bots while it awaits one."""
         try:
             await self._turns(game_id, thinking)
@@ -156,7 +199,7 @@ class BotRunner:
             if game_id in self._pending and self._wake is not None:
                 self._wake.set()
 
-    async def _turns(self, game_id: UUID, thinking: asyncio.Semaphore) -> None:
+    async def _turns(self, game_id: UUID, thinking: Slots) -> None:
         read = self.games.writes.game(game_id)
         fresh = False
         refused_at: int | None = None  # the version at which the rules refused its choice
@@ -170,7 +213,8 @@ class BotRunner:
                 continue
             seat, bot = turn
             chooser = bot if fold.version != refused_at else "random"
-            async with thinking:
+            clock = fold.clock
+            async with thinking.taken(clock.deadline(seat) if clock is not None else None):
                 command = await anyio.to_thread.run_sync(choose_bot_move, fold, seed, seat, chooser)
             try:
                 written = await self.games.bot_move(game_id, fold.version, seat, bot, command)

@@ -12,6 +12,7 @@ deadline order. On Postgres one timekeeper per database acts; another waits on a
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import threading
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import structlog
 from eventsourcing.persistence import InterfaceError, OperationalError
 
 from service import clocks
+from service.bot_runner import AwaitingBots, BotRunner, swept
 from service.errors import Unavailable
 from service.games import Games
 from service.settings import Settings
@@ -119,19 +121,46 @@ class Timekeeper:
                 stop.wait(RETRY)
 
 
+class Index(Deadlines, AwaitingBots, Protocol):
+    """What a timekeeper of its own reads: deadlines, and the games awaiting a bot."""
+
+
 def run_forever(
     settings: Settings,
-    deadlines: Callable[[EventStoreApp], Deadlines],
+    index: Callable[[EventStoreApp], Index],
     stop: threading.Event | None = None,
+    bots: bool = True,
 ) -> None:
-    """`tabletop timekeeper run`: keep time until `stop` (`deadlines` gives the read
-    model's index over a store)."""
+    """`tabletop timekeeper run`: keep time until `stop` (`index` gives the read model over
+    a store). With `bots`, a bot runner plays beside it, as in `serve`: a timeout that
+    leaves a bot awaited (a `bot:` policy, or the next seat a bot's) is played at once, not
+    when some other process's sweep finds it."""
     store = open_store(settings)
     try:
         games = Games(store)
+        view = index(store)
+        runner = BotRunner(games, swept(view, games.now)) if bots else None
         try:
-            Timekeeper(games, deadlines(store)).keep(settings, stop or threading.Event())
+            asyncio.run(_keep(Timekeeper(games, view), runner, settings, stop or threading.Event()))
         finally:
             games.writes.close()
     finally:
         store.close()
+
+
+async def _keep(
+    keeper: Timekeeper, runner: BotRunner | None, settings: Settings, stop: threading.Event
+) -> None:
+    """The timekeeper in a thread, its writes and the bot runner on this loop."""
+    keeper.games.writes.attach(asyncio.get_running_loop())
+    playing = asyncio.ensure_future(runner.run()) if runner is not None else None
+    keeping = asyncio.get_running_loop().run_in_executor(None, keeper.keep, settings, stop)
+    try:
+        await asyncio.shield(keeping)
+    finally:  # stopped, or interrupted: the tick ends its writes, then the runner stops
+        stop.set()
+        await asyncio.gather(keeping, return_exceptions=True)
+        if runner is not None and playing is not None:
+            runner.stop()
+            await asyncio.gather(playing, return_exceptions=True)
+        await keeper.games.writes.drain()
