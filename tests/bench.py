@@ -41,6 +41,7 @@ import os
 import random
 import selectors
 import socket
+import statistics
 import subprocess
 import tempfile
 import threading
@@ -625,28 +626,41 @@ def api_section() -> None:
 
 
 def api_beside_base(base: str) -> None:
-    """The same API load on another commit's server and on this one's, one after the other
-    in this run, one worker each: moves/s and the server's CPU per move, side by side."""
-    rows: dict[tuple[str, int], dict[str, tuple[float, float, float]]] = {}
-    with checked_out(base) as (commit, other):
-        for label, tree in ((commit, other), ("this tree", None)):
-            with _scratch() as schema, _serving(schema, 1, tree) as (server, url):
-                for name in GAME_BODIES:
-                    for level in LEVELS:
-                        with CpuSplit(server) as cpu:
-                            latencies, rate = api_moves(url, name, level)
-                        per_move = 1000 * cpu.server_s / max(1, len(latencies))
-                        p99 = _pct(latencies, 0.99)
-                        rows.setdefault((name, level), {})[label] = (rate, per_move, p99)
-                        settled(url)
+    """The same API load on another commit's server and on this one's, one worker each,
+    both up for the whole run and taking turns: each row is measured base, this, this,
+    base (and the next row this, base, base, this), so that a drift of the machine's
+    speed over the run weighs on both alike. Moves/s and the server's CPU per move are
+    the means of each side's two turns."""
+    rows: dict[tuple[str, int], dict[str, list[tuple[float, float, float]]]] = {}
+    with (
+        checked_out(base) as (commit, other),
+        _scratch() as before_schema,
+        _scratch() as now_schema,
+        _serving(before_schema, 1, other) as before,
+        _serving(now_schema, 1) as now,
+    ):
+        servers = {commit: before, "this tree": now}
+        for row, (name, level) in enumerate((n, lv) for n in GAME_BODIES for lv in LEVELS):
+            first, second = (commit, "this tree") if row % 2 == 0 else ("this tree", commit)
+            for label in (first, second, second, first):
+                server, url = servers[label]
+                with CpuSplit(server) as cpu:
+                    latencies, rate = api_moves(url, name, level)
+                per_move = 1000 * cpu.server_s / max(1, len(latencies))
+                turns = rows.setdefault((name, level), {}).setdefault(label, [])
+                turns.append((rate, per_move, _pct(latencies, 0.99)))
+                settled(url)
     print(
-        f"\n## API moves beside {commit} (one worker each, the same load, one after the "
-        "other)\n\n| game | games at once | moves/s before | moves/s now | now / before "
-        "| server CPU ms per move before | now | POST p99 ms before | now |\n"
+        f"\n## API moves beside {commit} (one worker each, the same load, taking turns: "
+        "ABBA, means of two turns)\n\n| game | games at once | moves/s before | moves/s now "
+        "| now / before | server CPU ms per move before | now | POST p99 ms before | now |\n"
         "|---|---|---|---|---|---|---|---|---|"
     )
     for (name, level), by in rows.items():
-        (r0, c0, p0), (r1, c1, p1) = by[commit], by["this tree"]
+        (r0, c0, p0), (r1, c1, p1) = (
+            tuple(statistics.fmean(turn[i] for turn in by[label]) for i in range(3))
+            for label in (commit, "this tree")
+        )
         print(
             f"| {name} | {level} | {r0:.0f} | {r1:.0f} | {r1 / r0:.2f} | {c0:.2f} | {c1:.2f} "
             f"| {p0:.1f} | {p1:.1f} |",
