@@ -84,13 +84,14 @@ class GamesProjection(Projection[GamesView]):
             try:
                 entry = self._advance(game_id, events, positions)
                 if entry is not None:
-                    fold, seq, changed, told = entry
+                    fold, seq, changed, told, had = entry
                     pending[game_id] = (fold, seq)
                     ended = [positions[id(e)] for e in events if e.type == GAME_FINISHED]
                     if ended and fold.rated:
                         rated.append((ended[0], fold))
                     write = GameWrite(summarize(fold), seq, changed, len(events))
                     write.notices, write.deadline = told, fold.next_deadline()
+                    write.had_deadline, write.had_bot_turn = had
                     if fold.bot_turn() is not None:
                         write.bot_since = clocks.micros(fold.last_at)
                     writes.append(write)
@@ -128,9 +129,10 @@ class GamesProjection(Projection[GamesView]):
 
     def _advance(
         self, game_id: UUID, events: list[Recorded], positions: dict[int, int]
-    ) -> tuple[Fold, int, bool, list[Notice]] | None:
+    ) -> tuple[Fold, int, bool, list[Notice], tuple[bool, bool]] | None:
         """The game's fold after `events`, its creation position, whether its seat rows
-        change (seats taken or left, status), and the notices the events cause."""
+        change (seats taken or left, status), the notices the events cause, and whether it
+        had a deadline and awaited a bot before them (rows in the indexes to remove)."""
         first = events[0]
         if first.type == GAME_CREATED:
             try:
@@ -162,9 +164,11 @@ class GamesProjection(Projection[GamesView]):
             )
             started = fold.started
 
+        # (the indexes' rows follow from the fold alone, so the fold before says what is there)
+        had = (before.next_deadline() is not None, before.bot_turn() is not None)
         fold = before.advance(events, clone=False, each=each)
         changed = fold.status != status or any(e.type in SEAT_EVENTS for e in events)
-        return fold, seq, changed, out
+        return fold, seq, changed, out, had
 
     def _tournament(self, tournament_id: UUID, version: int, seq: int) -> dict[str, Any]:
         """A tournament's list row, folded from its stream up to `version`."""

@@ -107,13 +107,25 @@ class GameWrite:
     """One game's new summary, whether its seat rows (players, status, result) change, its
     next deadline, since when it awaits a bot, and the notices its events caused."""
 
-    __slots__ = ("bot_since", "deadline", "events", "notices", "seats_changed", "seq", "summary")
+    __slots__ = (
+        "bot_since",
+        "deadline",
+        "events",
+        "had_bot_turn",
+        "had_deadline",
+        "notices",
+        "seats_changed",
+        "seq",
+        "summary",
+    )
 
     def __init__(self, summary: GameSummary, seq: int, seats_changed: bool, events: int) -> None:
         self.summary, self.seq, self.seats_changed = summary, seq, seats_changed
         self.events = events  # how many of the batch's events this write applies
         self.deadline: int | None = None
         self.bot_since: int | None = None
+        # whether its rows in the indexes may be there (False: no DELETE to send)
+        self.had_deadline = self.had_bot_turn = True
         self.notices: list[Notice] = []
 
 
@@ -211,12 +223,12 @@ class GamesView(TrackingRecorder):
             )
 
     def _index(
-        self, c: Any, table: str, column: str, rows: list[tuple[str, int | None]]
+        self, c: Any, table: str, column: str, rows: list[tuple[str, int | None, bool]]
     ) -> None:
         """One of the games' indexes (`table`: game id -> `column`): a row per game that
-        has a value, none for a game without one."""
-        gone = [(game,) for game, value in rows if value is None]
-        kept = [(game, value) for game, value in rows if value is not None]
+        has a value, none for a game without one (removed where it may have had one)."""
+        gone = [(game,) for game, value, had in rows if value is None and had]
+        kept = [(game, value) for game, value, _ in rows if value is not None]
         if gone:
             c.executemany(self._sql(f"DELETE FROM {{{table}}} WHERE game_id = ?"), gone)
         if kept:
@@ -229,9 +241,10 @@ class GamesView(TrackingRecorder):
             )
 
     def _write_clocks_and_notices(self, c: Any, writes: Sequence[GameWrite]) -> None:
-        deadlines = [(w.summary.id, w.deadline) for w in writes]
+        deadlines = [(w.summary.id, w.deadline, w.had_deadline) for w in writes]
         self._index(c, "deadlines", "deadline", deadlines)
-        self._index(c, "bot_turns", "since", [(w.summary.id, w.bot_since) for w in writes])
+        bot_turns = [(w.summary.id, w.bot_since, w.had_bot_turn) for w in writes]
+        self._index(c, "bot_turns", "since", bot_turns)
         told = [
             (n.id, n.player, n.game, n.kind, encode_notice(n).decode())
             for w in writes

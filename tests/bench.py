@@ -373,14 +373,15 @@ def psycopg_rate(schema: str, clients: int = 4) -> float:
 
 @contextlib.contextmanager
 def _serving(
-    schema: str, workers: int = 1, tree: Path | None = None
+    schema: str, workers: int = 1, tree: Path | None = None, sharing: int = 1
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`tabletop serve` on `schema` (limits off, the tests' game registered), stopped after;
-    the code of `tree` (another commit's checkout) instead of this one's when given."""
+    the code of `tree` (another commit's checkout) instead of this one's when given;
+    `sharing` servers up at once share Postgres's connections."""
     env = {
         **os.environ,
         **UNLIMITED,
-        "DATABASE_URL": _url(schema, workers),
+        "DATABASE_URL": _url(schema, workers * sharing),
         "TABLETOP_PLUGINS": "tests.secret_duel",
     }
     if tree is not None:  # its modules first, and never the working directory's
@@ -479,8 +480,8 @@ GAME_BODIES = {
 
 def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
     """`games` games at once, one client thread each (it plays every seat, each with its own
-    player and connection: GET legal-moves, then POST a move); returns the POST latencies
-    and moves/s."""
+    player and connection: GET legal-moves, then POST a move, with no GET when the move's
+    answer carried the seat's next legal moves); returns the POST latencies and moves/s."""
     seats_n, options = GAME_BODIES[name]
     stale, refused, statuses = [0], [0], set()
 
@@ -496,9 +497,11 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
             for s in range(1, seats_n):
                 joined = seats[s].call("POST", f"/v1/games/{game}/join", {"seat": s})[1]
             version, awaiting = joined["version"], joined["awaiting"]
+            legal = None  # the seat's next legal moves, when a move's answer carried them
             while awaiting and not stop.is_set():
                 client = seats[awaiting[0]]
-                legal = client.call("GET", f"/v1/games/{game}/legal-moves?limit=50")[1]
+                if legal is None:
+                    legal = client.call("GET", f"/v1/games/{game}/legal-moves?limit=50")[1]
                 if not legal.get("moves"):
                     # This worker's copy of the game is behind the write another worker just
                     # answered (each caches its own, and a cached game is not re-read for a
@@ -508,6 +511,7 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
                     client.sock.close()
                     client = seats[awaiting[0]] = Http(url)
                     client.key = key
+                    legal = None
                     continue
                 move = rng.choice(legal["moves"])
                 began = time.perf_counter()
@@ -520,9 +524,14 @@ def api_moves(url: str, name: str, games: int) -> tuple[list[float], float]:
                 if status != 200:  # a move from a copy that was behind: refused, played again
                     refused[0] += 1
                     statuses.add(status)
+                    legal = None
                     continue
                 latencies.append(time.perf_counter() - began)
+                mover = awaiting[0]
                 version, awaiting = answer["version"], answer["awaiting"]
+                # A server since the write path's rework answers a move with the mover's
+                # next legal moves when it is awaited again: one request per move then.
+                legal = answer.get("legal") if awaiting and awaiting[0] == mover else None
         return latencies
 
     started = time.perf_counter()
@@ -636,8 +645,8 @@ def api_beside_base(base: str) -> None:
         checked_out(base) as (commit, other),
         _scratch() as before_schema,
         _scratch() as now_schema,
-        _serving(before_schema, 1, other) as before,
-        _serving(now_schema, 1) as now,
+        _serving(before_schema, 1, other, sharing=2) as before,
+        _serving(now_schema, 1, sharing=2) as now,
     ):
         servers = {commit: before, "this tree": now}
         for row, (name, level) in enumerate((n, lv) for n in GAME_BODIES for lv in LEVELS):

@@ -42,6 +42,18 @@ def test_rebuild_equals_the_incremental_build(any_settings: Settings) -> None:
             unplayed.create(BOTS, "secret-duel", 2, {}, {0: "random", 1: "random"})
             for _ in range(3)
         ]
+        # timed games of bots (their seats' clocks run): a deadline while they play, none
+        # once over; and one that stalls with its clock running
+        clock = {"kind": "fischer", "initial_s": 600, "increment_s": 0}
+        timed = [
+            games.create(BOTS, "secret-duel", 2, {}, {0: "random", 1: "random"}, None, clock)
+            for _ in range(3)
+        ]
+        stalled_timed = unplayed.create(
+            BOTS, "secret-duel", 2, {}, {0: "random", 1: "random"}, None, clock
+        )
+        for game in timed:
+            assert games.settled(game.id).status == "finished"
         runner.caught_up(timeout=60)
         view = view_for(store)
         incremental = view.snapshot()
@@ -49,12 +61,15 @@ def test_rebuild_equals_the_incremental_build(any_settings: Settings) -> None:
         runner.close()
         close_over(store)  # its bot runner stops before the store closes
     try:
-        assert len(incremental["games"]) == count + len(stalled)
+        stalled.append(stalled_timed)
+        assert len(incremental["games"]) == count + len(stalled) + len(timed)
         statuses = {r[0]: r[3] for r in incremental["games"]}
         assert {statuses.pop(str(g.id)) for g in stalled} == {"active"}
         assert set(statuses.values()) == {"finished"}
         awaiting = {str(g.id): micros(g.last_at) for g in stalled}
         assert dict(incremental["bot_turns"]) == awaiting  # since: when they began to wait
+        deadline = micros(stalled_timed.last_at) + 600_000_000  # its first seat's
+        assert incremental["deadlines"] == [(str(stalled_timed.id), deadline)]
         _check_exactly_once(incremental)
         rebuild(any_settings)
         assert view.snapshot() == incremental
