@@ -1,0 +1,213 @@
+"""The `tabletop` commands that check what the service recorded: `verify` (an export,
+offline), `monitor` (the transparency log, against the service), `replay` (an export's
+state at a version) and `keys rotate`. api/cli.py names them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from api.cli_support import hosted_games, refuse
+
+
+def _read(file: Path) -> list[dict[str, Any]]:
+    try:
+        return [json.loads(line) for line in file.read_text("utf-8").splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise typer.BadParameter(f"{file}: not an NDJSON export ({error})") from None
+
+
+def verify_cmd(
+    file: Annotated[Path, typer.Argument(help="an exported game or tournament (NDJSON)")],
+    games: Annotated[
+        Path | None, typer.Option(help="a tournament's game exports, as <game id>.ndjson")
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            help="the service's public keys: a file (GET /v1/keys saved, or a PEM key) or "
+            "the URL of /v1/keys; then the signature, the inclusion proof and its head's "
+            "signature must all check"
+        ),
+    ] = None,
+    head: Annotated[
+        Path | None,
+        typer.Option(
+            help="a signed tree head you saved (GET /v1/transparency/head, or the state "
+            "file of `tabletop monitor`): the inclusion proof must be against it"
+        ),
+    ] = None,
+) -> None:
+    """Check an export offline: hash chain, seeds and re-execution (a tournament: its
+    chain, and each table's result against its game's export in --games), and its seal:
+    the footer's signature and the inclusion proof of its final hash in the transparency
+    log. Exit 0 only when it verifies."""
+    import msgspec
+
+    from service.audit import TOURNAMENT_FORMATS, verify, verify_tournament
+    from service.seal import check_export
+    from service.signing import parse_keys
+
+    hosted_games()
+    lines = _read(file)
+    keys = None
+    if key is not None:
+        try:
+            keys = parse_keys(_fetch(key))
+        except ValueError as error:
+            refuse(f"cannot check signatures: no key read from --key {key}: {error}")
+    saved = _saved_head(head) if head is not None else None
+    if lines and lines[0].get("format") in TOURNAMENT_FORMATS:
+        found = {p.stem: _read(p) for p in sorted(games.glob("*.ndjson"))} if games else {}
+        result = verify_tournament(lines, found)
+        seal = check_export(lines, "tournament", keys, saved)
+    else:
+        result = msgspec.to_builtins(verify(lines))
+        seal = check_export(lines, "game", keys, saved)
+    result["verified"] = bool(result["verified"] and seal.ok)
+    result["seal"] = msgspec.to_builtins(seal)
+    sys.stdout.write(json.dumps(result) + "\n")
+    raise typer.Exit(0 if result["verified"] else 1)
+
+
+def monitor(
+    url: Annotated[str, typer.Argument(help="the service, e.g. http://127.0.0.1:8000")],
+    state: Annotated[Path, typer.Option(help="the last head checked (JSON; made if absent)")],
+) -> None:
+    """Check the service's transparency log: its latest signed head must extend the head
+    saved in --state (RFC 9162 consistency proof), signed by a key it served before or
+    now. Saves the new head when it does (exit 0); exit 1, the state left as it was, when
+    history was rewritten. Run it periodically."""
+    from service.seal import check_head, consistent
+    from service.signing import parse_keys
+
+    base = url.rstrip("/")
+    saved: dict[str, Any] = _saved_state(state)
+    try:
+        keys = parse_keys(_fetch(f"{base}/v1/keys"))
+    except ValueError as error:
+        refuse(f"{base}/v1/keys: {error}")
+    head = _fetch_json(f"{base}/v1/transparency/head")
+    old = saved.get("head")
+    problems = [
+        f"key {key_id} is no longer served as it was"
+        for key_id, public in (saved.get("keys") or {}).items()
+        if keys.get(key_id) != public
+    ]
+    if check_head(head, keys) != "valid":
+        problems.append("the head's signature does not verify with the service's keys")
+    if isinstance(old, dict):
+        first, second = old.get("tree_size"), head.get("tree_size")
+        if not isinstance(first, int) or not isinstance(second, int) or second < first:
+            problems.append(f"the log shrank from {first} to {second} leaves")
+        else:
+            asked = f"{base}/v1/transparency/consistency?first={first}&second={second}"
+            if not consistent(old, head, _fetch_json(asked).get("proof") or []):
+                problems.append(
+                    f"the head of {second} leaves does not extend the saved head of {first}: "
+                    "the log's history was rewritten"
+                )
+    out = {
+        "consistent": not problems,
+        "tree_size": head.get("tree_size"),
+        "root_hash": head.get("root_hash"),
+        "previous_tree_size": old.get("tree_size") if isinstance(old, dict) else None,
+        "problems": problems,
+    }
+    if not problems:
+        kept = {"url": base, "head": head, "keys": {**(saved.get("keys") or {}), **keys}}
+        state.write_text(json.dumps(kept, indent=1) + "\n", "utf-8")
+    sys.stdout.write(json.dumps(out) + "\n")
+    raise typer.Exit(0 if not problems else 1)
+
+
+keys_cli = typer.Typer(help="The service's signing keys.", no_args_is_help=True)
+
+
+@keys_cli.command("rotate")
+def keys_rotate() -> None:
+    """Make a new signing key: it signs from now on; the older ones stay published (GET
+    /v1/keys) so that what they signed still verifies."""
+    from service.settings import Settings
+    from service.signing import Signer
+    from service.store import open_store
+
+    store = open_store(Settings.from_env())
+    try:
+        key = Signer(store).rotate()
+    finally:
+        store.close()
+    sys.stdout.write(json.dumps({"key_id": key.key_id, "public_key": key.public_key}) + "\n")
+
+
+def _fetch(where: str) -> str:
+    """The text of a file, or of what an http(s) URL answers; refused (exit 2) when it
+    cannot be read."""
+    if where.startswith(("http://", "https://")):
+        import urllib.error
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(where, timeout=30) as answer:
+                text: str = answer.read().decode("utf-8")
+                return text
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            refuse(f"cannot read {where}: {error}")
+    try:
+        return Path(where).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        refuse(f"cannot read {where}: {error}")
+
+
+def _fetch_json(where: str) -> dict[str, Any]:
+    try:
+        found = json.loads(_fetch(where))
+    except json.JSONDecodeError as error:
+        refuse(f"{where} did not answer JSON: {error}")
+    if not isinstance(found, dict):
+        refuse(f"{where} did not answer a JSON object")
+    return found
+
+
+def _saved_state(state: Path) -> dict[str, Any]:
+    """`tabletop monitor`'s state: {} before its first run."""
+    if not state.exists():
+        return {}
+    return _fetch_json(str(state))
+
+
+def _saved_head(file: Path) -> dict[str, Any]:
+    """A saved head: the head itself, or the state file of `tabletop monitor`."""
+    found = _fetch_json(str(file))
+    head = found.get("head", found)
+    if not isinstance(head, dict) or "root_hash" not in head:
+        refuse(f"{file} holds no signed tree head")
+    return head
+
+
+def replay(
+    file: Annotated[Path, typer.Argument(help="an exported game (NDJSON)")],
+    version: Annotated[int, typer.Option(help="show the state after this many events")],
+) -> None:
+    """Print the game's state after its first VERSION events."""
+    import msgspec
+
+    from service.audit import fold_lines
+
+    hosted_games()
+    lines = _read(file)
+    try:
+        fold = fold_lines(lines, version)
+    except (ValueError, KeyError, LookupError) as error:
+        raise typer.BadParameter(str(error)) from None
+    out = {
+        "version": fold.version,
+        "status": fold.status,
+        "awaiting": fold.awaiting(),
+        "state": msgspec.to_builtins(fold.state),
+    }
+    sys.stdout.write(json.dumps(out) + "\n")
