@@ -229,6 +229,8 @@ def test_in_a_game_older_than_bot_clocks_the_policys_bot_decides_in_the_timeouts
     assert decision["at"] == lines[0]["at"]  # one write, one stamp
     assert {line["version"] for line in lines} <= set(range(1, timed_out.version + 1))
     assert timed_out.version >= fold.version + 2
+    keeper.start_bots(fold.id)  # the bots after ada's seat: this process heard the commit
+    keeper.settled(fold.id)
     _verified(service, store, fold.id)
 
 
