@@ -16,8 +16,9 @@ $(SYNCED): pyproject.toml uv.lock | $(UV)
 	rm -f $(VENV)/.synced-*
 	touch $@
 
+# `serve` stops at once, saying so, if its port is taken; `exec`: stopping make stops the server.
 run: $(SYNCED)  ## serve the API (SQLite in ./tabletop.sqlite unless DATABASE_URL is set)
-	$(VENV)/bin/tabletop serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
+	exec $(VENV)/bin/tabletop serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
 
 test: $(SYNCED) browser lint  ## lint, then the whole suite, against the real Postgres (browser tests included)
 	$(PY) -m pytest -n 2 --dist loadgroup -q

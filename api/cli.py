@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from api import cli_checks as checks
-from api.cli_support import hosted_games, refuse
+from api.cli_support import hosted_games, refuse, taken
 
 # Everything else is imported by the command that needs it: `tabletop verify --help` starts
 # in a tenth of the time it took with the rules, the store's drivers and rich imported here.
@@ -54,6 +54,9 @@ def serve(
     from service.settings import Settings
     from service.store import open_store
 
+    busy = taken(host, port)
+    if busy is not None:
+        refuse(busy)
     hosted_games()
     settings = Settings.from_env()
     if workers > 1 and settings.database_url is None:

@@ -13,7 +13,7 @@ from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.schemas import ProblemBody
-from service.errors import Problem
+from service.errors import Problem, field_at
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tabletop.api")
@@ -84,10 +84,13 @@ TITLES = {
     "invalid_cursor": "Invalid cursor",
     "invalid_format": "Invalid tournament format",
     "invalid_move": "Invalid move",
+    "invalid_move.unknown_field": "Unknown field in the move",
     "invalid_name": "Invalid name",
     "invalid_options": "Invalid game options",
     "invalid_points": "Invalid points",
     "invalid_request": "Invalid request",
+    "invalid_request.unknown_field": "Unknown field",
+    "invalid_clock.unknown_field": "Unknown field in the clock",
     "invalid_rounds": "Invalid rounds",
     "invalid_seat": "Invalid seat",
     "invalid_seats": "Invalid number of seats",
@@ -135,7 +138,9 @@ def title(code: str) -> str:
     return TITLES.get(code) or TITLES.get(code.partition(".")[0]) or "Error"
 
 
-def problem_body(status: int, code: str, detail: str, version: int | None = None) -> bytes:
+def problem_body(
+    status: int, code: str, detail: str, version: int | None = None, field: str | None = None
+) -> bytes:
     return msgspec.json.encode(
         ProblemBody(
             type=f"https://tabletop.example/problems/{code}",
@@ -144,6 +149,7 @@ def problem_body(status: int, code: str, detail: str, version: int | None = None
             detail=detail,
             code=code,
             version=version,
+            field=field,
         )
     )
 
@@ -157,7 +163,7 @@ def problem(
     if status in (429, 503):  # when to try again: the refusal's own, or a second
         headers.setdefault("Retry-After", str(extra.get("retry_after", 1)))
     return Response(
-        content=problem_body(status, code, detail, extra.get("version")),
+        content=problem_body(status, code, detail, extra.get("version"), extra.get("field")),
         status_code=status,
         media_type=PROBLEM_JSON,
         headers=headers or None,
@@ -185,6 +191,17 @@ def on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
             if isinstance(e, dict)
         )
         new_game = request.method == "POST" and request.url.path.rstrip("/") == "/v1/games"
+        # A field the body's type does not have, at any depth: refused by name, never
+        # dropped (422, as the rules refuse a move's unknown field); a new game's clock
+        # keeps its own family of codes.
+        for e in extra:
+            message = e.get("message") if isinstance(e, dict) else None
+            if status == 400 and e.get("key") == "data" and isinstance(message, str):
+                field, unknown = field_at(message, "")
+                if unknown and field is not None:
+                    if new_game and field.partition(".")[0] == "clock":
+                        return problem(422, "invalid_clock.unknown_field", detail, field=field)
+                    return problem(422, "invalid_request.unknown_field", detail, field=field)
         if new_game and status == 400 and _FIELD_CODES.search(detail.partition(": ")[2]):
             return problem(422, "invalid_clock", detail)
     headers = dict(exc.headers or {})  # such as 405's Allow, where HEAD goes with GET

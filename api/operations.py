@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from litestar import Response, get
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.exposition import generate_latest
@@ -9,6 +11,15 @@ from prometheus_client.exposition import generate_latest
 from api.bootstrap import Shared
 from api.errors import documented
 from api.schemas import Health
+
+
+class RunHealth(Health):
+    """/health's 200 when the server was started with TABLETOP_RUN_TOKEN set: it says that
+    token back, `{"status": "ok", "run": "<token>"}`, so that whoever started the server knows
+    that the server answering on its port is that one (the README's "Trying it" waits for it).
+    The operation is still declared to answer `Health`, whose schema allows this field."""
+
+    run: str
 
 
 @get(
@@ -23,7 +34,8 @@ async def health(tabletop: Shared) -> Health:
 
     Example: GET /health"""
     await tabletop.watch.check()
-    return Health("ok")
+    run = os.environ.get("TABLETOP_RUN_TOKEN")
+    return RunHealth("ok", run) if run else Health("ok")
 
 
 @get(

@@ -26,6 +26,9 @@ class ProblemBody(msgspec.Struct, kw_only=True, omit_defaults=True):
     detail: str
     code: str
     version: int | None = None  # the current version, on version_conflict
+    # The refused value's place in the request body, as a path (`move.black_market.vpp`),
+    # when the refusal is about one value: an unknown field, a value of the wrong type.
+    field: str | None = None
 
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):

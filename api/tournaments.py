@@ -198,7 +198,7 @@ def register(
     status_code=200,
     sync_to_thread=True,
     security=BEARER,
-    responses=documented(400, 401, 403, 404, 409),
+    responses=documented(400, 401, 403, 404, 409, 422),
 )
 def withdraw(
     request: Request[Any, Any, Any],

@@ -30,10 +30,11 @@ class RuleError(Exception):
     game options. The API answers them with 422 and changes nothing.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field  # the refused value's path in the request (`options.rounds`)
 
     def __repr__(self) -> str:
         return f"RuleError({self.code!r}, {self.message!r})"

@@ -33,10 +33,13 @@ def parse_options(game: Game[Any, Any], raw: Any, seats: int) -> Any:
         raise RuleError(
             "invalid_options.unknown",
             f"{game.name} has no option {', '.join(unknown)} (its options: {', '.join(known)})",
+            f"options.{unknown[0]}",
         )
     try:
         options = msgspec.convert(raw, game.options_type, strict=True)
     except msgspec.ValidationError as error:
-        raise RuleError("invalid_options", f"options: {error}") from None
+        _, at, path = str(error).rpartition(" - at `$")  # msgspec says where: `$.rounds`
+        field = "options" + path.rstrip("`") if at else "options"
+        raise RuleError("invalid_options", f"options: {error}", field) from None
     game.validate_options(options, seats)
     return options

@@ -27,7 +27,7 @@ from domain.randomness import commitment, rng_for
 from domain.registry import get as get_game
 from service import clocks, lifecycle
 from service.chain import GENESIS, RANDOMNESS
-from service.errors import Conflict, Forbidden, Problem, Unprocessable
+from service.errors import Conflict, Forbidden, Problem, Unprocessable, field_at
 from service.fold import (
     GAME_ABORTED,
     GAME_CREATED,
@@ -478,11 +478,17 @@ def _options(game: Game[Any, Any], options: dict[str, Any], seats: int) -> Any:
     try:
         return parse_options(game, options, seats)
     except RuleError as error:
-        raise Unprocessable(error.code, error.message) from None
+        raise Unprocessable(error.code, error.message, field=error.field) from None
 
 
 def _command(game: Game[Any, Any], move: Any) -> Any:
+    """The move as the game's command: a field the command does not have is refused
+    (`invalid_move.unknown_field`), never dropped, at any depth."""
     try:
         return msgspec.convert(move, game.command_type, strict=True)
     except msgspec.ValidationError as error:
-        raise Unprocessable("invalid_move", f"move: {error}") from None
+        field, unknown = field_at(str(error), "move")
+        detail = f"move: {error}"
+        if unknown:
+            raise Unprocessable("invalid_move.unknown_field", detail, field=field) from None
+        raise Unprocessable("invalid_move", detail, field=field) from None

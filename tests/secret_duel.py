@@ -31,15 +31,21 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     hand_size: int = 3
 
 
-class Commit(msgspec.Struct, tag="commit", tag_field="type", frozen=True):
+class Commit(
+    msgspec.Struct, tag="commit", tag_field="type", frozen=True, forbid_unknown_fields=True
+):
     card: int
 
 
-class Draw(msgspec.Struct, tag="draw", tag_field="type", frozen=True):
+class Draw(
+    msgspec.Struct, tag="draw", tag_field="type", frozen=True, forbid_unknown_fields=True
+):
     pass
 
 
-class Pass(msgspec.Struct, tag="pass", tag_field="type", frozen=True):
+class Pass(
+    msgspec.Struct, tag="pass", tag_field="type", frozen=True, forbid_unknown_fields=True
+):
     pass
 
 

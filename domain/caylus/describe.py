@@ -8,8 +8,20 @@ from typing import Any
 
 from domain.caylus import events as E
 from domain.caylus.view import redact
-from domain.narrate import described, game_over, listing, name, plural, seats, who
+from domain.narrate import (
+    article,
+    described,
+    does,
+    game_over,
+    listing,
+    name,
+    plural,
+    seats,
+    who,
+    whose,
+)
 
+CUBES = {"F": "food", "W": "wood", "S": "stone", "C": "cloth", "G": "gold"}
 ROWS = {"a": "prestige", "b": "deniers", "c": "resources", "d": "buildings"}
 SECTIONS = {0: "dungeon", 1: "walls", 2: "towers"}
 PHASES = {
@@ -31,16 +43,27 @@ def _target(t: int | str) -> str:
     return f"road space {t}" if isinstance(t, int) else f"the {name(t)}"
 
 
+def _cubes(code: str) -> str:
+    """A choice or batch of cubes by their letters ("FWS" -> "food, wood and stone"), or the
+    choice as it is (a building to build: "wood peddler")."""
+    if code and all(c in CUBES for c in code):
+        return listing(CUBES[c] for c in code)
+    return name(code)
+
+
 def _changed(e: E.ResourcesChanged, v: int | None) -> str:
-    fields = ["deniers", "food", "wood", "stone", "cloth", "gold", "prestige"]
+    fields = ["food", "wood", "stone", "cloth", "gold", "prestige"]
+    amounts = [("denier", e.deniers, True)] + [(f, getattr(e, f), False) for f in fields]
     bits = [
-        f"{'+' if getattr(e, f) > 0 else ''}{getattr(e, f)} {f}" for f in fields if getattr(e, f)
+        ("+" if n > 0 else "") + (plural(n, f) if counted else f"{n} {f}")
+        for f, n, counted in amounts
+        if n
     ]
     return f"{who(e.seat, v)}: {', '.join(bits) or 'no change'} ({name(e.reason)})."
 
 
 def _activated(e: E.Activated, v: int | None) -> str:
-    choice = "declined" if e.choice == "none" else name(e.choice)
+    choice = "declined" if e.choice == "none" else _cubes(e.choice)
     return (
         f"{who(e.seat, v)} used the {name(e.tile)} on space {e.space}: "
         f"{name(e.action)}, {choice}{_auto(e)}."
@@ -78,16 +101,17 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.StablesResolved: lambda e, v: f"Stables: new turn order {seats(e.order, v)}.",
     E.InnResolved: lambda e, v: (
         f"Inn: {who(e.moved, v, False)} moved to the right space"
-        + (f"; {who(e.returned, v, False)}'s worker returned." if e.returned >= 0 else ".")
+        + (f"; {whose(e.returned, v, False)} worker returned." if e.returned >= 0 else ".")
     ),
     E.InnDecided: lambda e, v: (
-        f"{who(e.seat, v)} " + ("stays at the inn" if e.stay else "leaves the inn") + f"{_auto(e)}."
+        does(e.seat, v, "stays" if e.stay else "leaves") + f" the inn{_auto(e)}."
     ),
     E.Activated: _activated,
     E.OwnerBonusTaken: lambda e, v: (
-        f"{who(e.seat, v)} took a {name(e.cube)} as owner of space " + f"{e.space}{_auto(e)}."
+        f"{who(e.seat, v)} took {article(_cubes(e.cube))} cube as owner of space "
+        + f"{e.space}{_auto(e)}."
     ),
-    E.WorkerReturned: lambda e, v: f"{who(e.seat, v)}'s worker returned from space {e.space}.",
+    E.WorkerReturned: lambda e, v: f"{whose(e.seat, v)} worker returned from space {e.space}.",
     E.SweepEnded: lambda e, v: (
         "Road done"
         + (
@@ -97,8 +121,8 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         )
     ),
     E.TileBuilt: lambda e, v: (
-        f"{who(e.seat, v)} built a {name(e.tile)} on space {e.space}"
-        + (f", replacing a {name(e.replaced)}." if e.replaced else ".")
+        f"{who(e.seat, v)} built {article(e.tile)} on space {e.space}"
+        + (f", replacing {article(e.replaced)}." if e.replaced else ".")
     ),
     E.TransformationScheduled: lambda e, v: (
         f"{who(e.seat, v)} will turn space {e.space} into " + "a residence (lawyer)."
@@ -118,16 +142,15 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.FavourLost: lambda e, v: f"{who(e.seat, v)} lost a favour (no row left).",
     E.BatchDelivered: lambda e, v: (
         f"{who(e.seat, v)} built a house in the "
-        + f"{_section(e.section)} ({name(e.batch)}){_auto(e)}."
+        + f"{_section(e.section)} ({_cubes(e.batch)}){_auto(e)}."
     ),
     E.CastleDone: lambda e, v: (
-        f"{who(e.seat, v)} is done at the castle: "
-        + f"{plural(e.batches, 'batch')}{_auto(e)}.".replace("batchs", "batches")
+        does(e.seat, v, "is") + f" done at the castle: {plural(e.batches, 'batch')}{_auto(e)}."
     ),
     E.CastleResolved: lambda e, v: (
         "Castle done"
         + (
-            f"; best builder {who(e.best_builder, v, False)}."
+            f"; {does(e.best_builder, v, 'is', False)} the best builder."
             if e.best_builder >= 0
             else "; nobody built."
         )

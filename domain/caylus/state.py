@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from domain.caylus import data
 
 
-class CaylusOptions(msgspec.Struct, kw_only=True, frozen=True):
+class CaylusOptions(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     favours: str = "full"  # full | simplified
     jeweller: bool = False
     lawyer_prestige: int = 4  # 3 | 4 (R7)

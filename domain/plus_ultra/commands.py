@@ -32,8 +32,10 @@ class Params(
 NO_PARAMS = Params()
 
 
-class _Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
-    pass
+class _Command(
+    msgspec.Struct, tag_field="type", kw_only=True, frozen=True, forbid_unknown_fields=True
+):
+    """A decision: a field the command does not have is refused, never dropped."""
 
 
 class ReactivateTercios(_Command, tag="reactivate_tercios", frozen=True):

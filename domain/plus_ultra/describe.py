@@ -7,23 +7,44 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.narrate import by_seat, described, game_over, listing, name, plural, seats, who
+from domain.narrate import (
+    by_seat,
+    described,
+    does,
+    game_over,
+    listing,
+    name,
+    plural,
+    seats,
+    who,
+)
 from domain.plus_ultra import events as E
 from domain.plus_ultra.view import redact
 
+# A yes/no parameter in words: (when true, when false).
+FLAGS = {
+    "tired": ("tired tercio", "active tercio"),
+    "rose_window": ("a rose window", "no rose window"),
+}
 
-def _params(p: Any) -> str:
+
+def _params(p: Any) -> list[str]:
     import msgspec
 
     given = {k: x for k, x in msgspec.structs.asdict(p).items() if x is not None}
-    return ", ".join(f"{name(k)} {name(x)}" for k, x in given.items())
+    return [
+        FLAGS.get(k, (name(k), f"no {name(k)}"))[0 if x else 1]
+        if isinstance(x, bool)
+        else f"{name(k)} {name(x)}"
+        for k, x in given.items()
+    ]
 
 
-def _action(e: Any, v: int | None, what: str) -> str:
-    params = _params(e.params)
+def _action(e: Any, v: int | None, what: str, details: list[str]) -> str:
+    details = details + _params(e.params)
     return (
         f"{who(e.seat, v)} {what}"
-        + (f" ({params})" if params else "")
+        + (f" ({'; '.join(details)})" if details else "")
         + (" with a bull" if e.bull else "")
         + "."
     )
@@ -48,8 +69,29 @@ def _estate(e: E.EstateTaken, v: int | None) -> str:
     return f"{who(e.seat, v)} took {what}."
 
 
-def _per_seat(values: list[int], v: int | None, unit: str) -> str:
-    return ", ".join(f"{who(s, v, False)} {n} {unit}" for s, n in enumerate(values) if n) or "none"
+def _gains(v: int | None, verb: str, *amounts: tuple[list[int], str]) -> str:
+    """What each seat gains, mid-sentence: "you gain 2 GP, seat 1 gains 1 ducat and 1 GP"
+    (the seats that gain nothing left out; "nobody gains anything" when none gains)."""
+    count = max((len(values) for values, _ in amounts), default=0)
+    parts = []
+    for s in range(count):
+        got = [_amount(values[s], unit) for values, unit in amounts if s < len(values)]
+        if any(got):
+            parts.append(f"{does(s, v, verb, False)} {listing(x for x in got if x)}")
+    return ", ".join(parts) or f"nobody {verb} anything"
+
+
+def _amount(n: int, unit: str) -> str:
+    return "" if not n else f"{n} GP" if unit == "GP" else plural(n, unit)
+
+
+def _revealed(e: E.CharactersRevealed, v: int | None) -> str:
+    held = [
+        f"{does(s, v, 'has', False)} " + listing(f"the {name(c)}" for c in picks)
+        for s, picks in enumerate(e.picks)
+        if picks
+    ]
+    return "Characters revealed: " + ("; ".join(held) or "none") + "."
 
 
 LINES: dict[type, Callable[[Any, int | None], str]] = {
@@ -68,28 +110,20 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.WarDiceRolled: lambda e, v: f"War dice rolled {listing(e.dice)}: war level {e.level}.",
     E.CharactersShuffled: lambda e, v: "The characters were shuffled; one is set aside.",
     E.CharacterPicked: _picked,
-    E.CharactersRevealed: lambda e, v: (
-        "Characters revealed: "
-        + "; ".join(f"{who(s, v, False)} {listing(p)}" for s, p in enumerate(e.picks))
-        + "."
-    ),
+    E.CharactersRevealed: _revealed,
     E.SecretaryBonus: lambda e, v: f"{who(e.seat, v)} gained {e.gp} GP (secretary of state).",
     E.ViceroyIncome: lambda e, v: (
         f"{who(e.seat, v)} collected " + f"{plural(e.ducats, 'ducat')} (viceroy)."
     ),
     E.PeerIncome: lambda e, v: (
-        "Peer income: "
-        + listing(
-            x for x in (_per_seat(e.ducats, v, "ducats"), _per_seat(e.gp, v, "GP")) if x != "none"
-        )
-        + "."
+        f"Peer income: {_gains(v, 'gets', (e.ducats, 'ducat'), (e.gp, 'GP'))}."
     ),
     E.BullAnswered: lambda e, v: (
         f"{who(e.seat, v)} "
         + ("accepted" if e.accept else "declined")
         + " a bull"
         + (
-            f" (the cardinal's {who(e.cardinal, v, False)} paid a ducat)."
+            f"; {does(e.cardinal, v, 'gets', False)} a ducat as the cardinal."
             if e.cardinal is not None
             else "."
         )
@@ -101,12 +135,12 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         "Tercios revealed: " + by_seat(e.counts, v) + f"; on the war spaces: {seats(e.placed, v)}."
     ),
     E.CharacterActionTaken: lambda e, v: _action(
-        e, v, f"used the {name(e.character)} (action {e.action})"
+        e, v, f"used the {name(e.character)}", [f"action {e.action}"]
     ),
     E.CharacterPassed: lambda e, v: (
         f"{who(e.seat, v)} passed with the " + f"{name(e.character)}{_auto(e)}."
     ),
-    E.CommonActionTaken: lambda e, v: _action(e, v, f"took the common action {name(e.action)}"),
+    E.CommonActionTaken: lambda e, v: _action(e, v, f"took the common action {name(e.action)}", []),
     E.TileExplored: lambda e, v: (
         f"{who(e.seat, v)} explored row {e.row}: {name(e.tile)}"
         + (" (from the stack)." if e.from_stack else ".")
@@ -130,12 +164,13 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     ),
     E.RoundEnded: lambda e, v: f"{who(e.seat, v)} ended the round{_auto(e)}.",
     E.WarResolved: lambda e, v: (
-        ("The war is won" if e.won else "The war is lost") + f"; {_per_seat(e.gp, v, 'GP')}."
+        ("The war is won" if e.won else "The war is lost")
+        + f"; {_gains(v, 'gains', (e.gp, 'GP'))}."
     ),
     E.NativesAttacked: lambda e, v: (
         f"Natives attacked row {e.row}; " + f"{who(e.seat, v, False)} lost a house."
     ),
-    E.GoodShipped: lambda e, v: f"{name(e.tile)} from row {e.row} went to the {name(e.to)}.",
+    E.GoodShipped: lambda e, v: f"From row {e.row}, {name(e.tile)} went to the {name(e.to)}.",
     E.CrownHoarded: lambda e, v: (
         f"The crown hoarded; set aside {name(e.set_aside)}, "
         + f"leftovers {listing(e.leftovers)}, removed {listing(e.removed)}."

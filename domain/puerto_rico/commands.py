@@ -7,23 +7,27 @@ from typing import Union
 import msgspec
 
 
-class DraftBuilding(msgspec.Struct, tag="draft_building", tag_field="type", frozen=True):
+class _Command(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
+    """A decision: a field the command does not have is refused, never dropped."""
+
+
+class DraftBuilding(_Command, tag="draft_building", frozen=True):
     building: str
 
 
-class ChooseRole(msgspec.Struct, tag="choose_role", tag_field="type", frozen=True):
+class ChooseRole(_Command, tag="choose_role", frozen=True):
     role: str
 
 
-class HaciendaDraw(msgspec.Struct, tag="hacienda_draw", tag_field="type", frozen=True):
+class HaciendaDraw(_Command, tag="hacienda_draw", frozen=True):
     pass
 
 
-class HaciendaPlace(msgspec.Struct, tag="hacienda_place", tag_field="type", frozen=True):
+class HaciendaPlace(_Command, tag="hacienda_place", frozen=True):
     as_forest: bool
 
 
-class Settle(msgspec.Struct, tag="settle", tag_field="type", frozen=True):
+class Settle(_Command, tag="settle", frozen=True):
     """source: face_up (with kind) | quarry | forest."""
 
     source: str
@@ -31,11 +35,11 @@ class Settle(msgspec.Struct, tag="settle", tag_field="type", frozen=True):
     hospice: bool = False
 
 
-class Pass(msgspec.Struct, tag="pass", tag_field="type", frozen=True):
+class Pass(_Command, tag="pass", frozen=True):
     pass
 
 
-class PlaceColonists(msgspec.Struct, tag="place_colonists", tag_field="type", frozen=True):
+class PlaceColonists(_Command, tag="place_colonists", frozen=True):
     """layout: occupied count per island kind and colonists per building, zeros omitted;
     San Juan holds the remainder. privilege: the mayor's colonists from the supply."""
 
@@ -43,49 +47,49 @@ class PlaceColonists(msgspec.Struct, tag="place_colonists", tag_field="type", fr
     privilege: int = 0
 
 
-class BlackMarket(msgspec.Struct, frozen=True):
+class BlackMarket(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     colonist_from: str | None = None
     good: str | None = None
     vp: bool = False
 
 
-class Build(msgspec.Struct, tag="build", tag_field="type", frozen=True):
+class Build(_Command, tag="build", frozen=True):
     building: str
     university: bool = False
     black_market: BlackMarket | None = None
 
 
-class CraftsmanBonus(msgspec.Struct, tag="craftsman_bonus", tag_field="type", frozen=True):
+class CraftsmanBonus(_Command, tag="craftsman_bonus", frozen=True):
     goods: list[str]
 
 
-class Sell(msgspec.Struct, tag="sell", tag_field="type", frozen=True):
+class Sell(_Command, tag="sell", frozen=True):
     good: str
     venue: str = "trading_house"  # trading_house | trading_post
 
 
-class Load(msgspec.Struct, tag="load", tag_field="type", frozen=True):
+class Load(_Command, tag="load", frozen=True):
     good: str
     ship: int  # index into the cargo ships, smallest first
 
 
-class ShipWharf(msgspec.Struct, tag="ship_wharf", tag_field="type", frozen=True):
+class ShipWharf(_Command, tag="ship_wharf", frozen=True):
     good: str
 
 
-class ShipSmallWharf(msgspec.Struct, tag="ship_small_wharf", tag_field="type", frozen=True):
+class ShipSmallWharf(_Command, tag="ship_small_wharf", frozen=True):
     goods: dict[str, int]
 
 
-class Store(msgspec.Struct, tag="store", tag_field="type", frozen=True):
+class Store(_Command, tag="store", frozen=True):
     keep: dict[str, int]
 
 
-class MoveGuest(msgspec.Struct, tag="move_guest", tag_field="type", frozen=True):
+class MoveGuest(_Command, tag="move_guest", frozen=True):
     to: str
 
 
-class GuestsDone(msgspec.Struct, tag="guests_done", tag_field="type", frozen=True):
+class GuestsDone(_Command, tag="guests_done", frozen=True):
     pass
 
 

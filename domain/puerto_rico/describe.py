@@ -7,7 +7,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.narrate import amounts, by_seat, described, game_over, listing, name, plural, seats, who
+from domain.narrate import (
+    amounts,
+    article,
+    by_seat,
+    described,
+    does,
+    game_over,
+    listing,
+    name,
+    plural,
+    seats,
+    who,
+)
 from domain.puerto_rico import events as E
 from domain.puerto_rico.view import redact
 
@@ -27,7 +39,7 @@ def _settled(e: E.Settled, v: int | None) -> str:
 
 
 def _built(e: E.Built, v: int | None) -> str:
-    line = f"{who(e.seat, v)} built a {name(e.building)} for {plural(e.paid, 'doubloon')}"
+    line = f"{who(e.seat, v)} built {article(e.building)} for {plural(e.paid, 'doubloon')}"
     if e.university:
         line += f", manned from the {e.university} (university)"
     if e.black_market is not None:
@@ -62,14 +74,16 @@ def _produced(e: E.Produced, v: int | None) -> str:
 
 
 LINES: dict[type, Callable[[Any, int | None], str]] = {
-    E.GovernorChosen: lambda e, v: f"{who(e.seat, v)} is the first governor.",
-    E.StackShuffled: lambda e, v: f"The plantation stack ({e.size} tiles) was shuffled.",
+    E.GovernorChosen: lambda e, v: f"{does(e.seat, v, 'is')} the first governor.",
+    E.StackShuffled: lambda e, v: f"The plantation stack ({plural(e.size, 'tile')}) was shuffled.",
     E.RowDrawn: lambda e, v: f"Face-up plantations drawn: {listing(e.tiles)}.",
     E.RowDiscarded: lambda e, v: f"Unused plantations discarded: {listing(e.tiles)}.",
     E.TurnStarted: lambda e, v: f"{who(e.seat, v)} to act ({name(e.step)}).",
     E.BuildingDrafted: lambda e, v: f"{who(e.seat, v)} drafted the {name(e.building)}.",
     E.DraftFinished: lambda e, v: f"Draft over; removed: {listing(e.removed)}.",
-    E.RoundStarted: lambda e, v: f"Round {e.round} begins; governor {who(e.governor, v, False)}.",
+    E.RoundStarted: lambda e, v: (
+        f"Round {e.round} begins; {does(e.governor, v, 'is', False)} the governor."
+    ),
     E.RoleChosen: lambda e, v: (
         f"{who(e.seat, v)} chose the {name(e.role)}"
         + (f" and took {plural(e.doubloons, 'doubloon')}." if e.doubloons else ".")
@@ -85,7 +99,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         + f"; {e.san_juan} in San Juan."
     ),
     E.ColonistShipRefilled: lambda e, v: (
-        f"The colonist ship takes {e.count} colonists"
+        f"The colonist ship takes {plural(e.count, 'colonist')}"
         + (" (the supply ran out: last round)." if e.end_triggered else ".")
     ),
     E.Built: _built,
@@ -103,7 +117,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.Loaded: lambda e, v: (
         f"{who(e.seat, v)} shipped {e.count} {name(e.good)} on ship "
         + f"{e.ship + 1} for {e.vp} VP"
-        + (f" and {e.doubloons} doubloons." if e.doubloons else ".")
+        + (f" and {plural(e.doubloons, 'doubloon')}." if e.doubloons else ".")
     ),
     E.WharfShipped: lambda e, v: (
         f"{who(e.seat, v)} shipped {e.count} {name(e.good)} with the " + f"wharf for {e.vp} VP."

@@ -7,7 +7,7 @@ import msgspec
 from domain.puerto_rico.events import WindowFor
 
 
-class Options(msgspec.Struct, kw_only=True, frozen=True):
+class Options(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """Game options plus `auto_forced` (auto-apply rule)."""
 
     expansion: str = "none"  # none | new-buildings

@@ -7,8 +7,10 @@ from typing import Union
 import msgspec
 
 
-class _Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
-    pass
+class _Command(
+    msgspec.Struct, tag_field="type", kw_only=True, frozen=True, forbid_unknown_fields=True
+):
+    """A decision: a field the command does not have is refused, never dropped."""
 
 
 class ChooseColony(_Command, tag="choose_colony", frozen=True):

@@ -6,7 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.narrate import amounts, by_seat, described, game_over, listing, name, plural, seats, who
+from domain.narrate import (
+    amounts,
+    by_seat,
+    described,
+    does,
+    game_over,
+    listing,
+    name,
+    plural,
+    seats,
+    who,
+    whose,
+)
 from domain.santa_maria import events as E
 from domain.santa_maria.view import redact
 
@@ -19,13 +31,28 @@ def _effects(effects: list[str]) -> str:
     return f": {listing(effects)}" if effects else ""
 
 
+# A pending decision as the verb phrase of "may ..." and "declined to ...".
+DECISIONS = {
+    "trade": "trade",
+    "ship": "ship",
+    "religion": "advance on the religion track",
+    "conquistador": "advance the conquistador",
+    "recruit": "recruit a monk",
+    "road": "build a road",
+}
+
+
+def _decision(kind: str) -> str:
+    return DECISIONS.get(kind, name(kind))
+
+
 LINES: dict[type, Callable[[Any, int | None], str]] = {
-    E.StartPlayerChosen: lambda e, v: f"{who(e.seat, v)} is the start player.",
+    E.StartPlayerChosen: lambda e, v: f"{does(e.seat, v, 'is')} the start player.",
     E.StartingShipsPlaced: lambda e, v: f"Ships at the docks: {listing(e.docks)}.",
     E.MonkTilesDrawn: lambda e, v: (
         f"Scholars {listing(e.scholars)}; bishops " + f"{listing(e.bishops)}."
     ),
-    E.ShipStackShuffled: lambda e, v: f"The ship stack ({e.count}) was shuffled.",
+    E.ShipStackShuffled: lambda e, v: f"The ship stack ({plural(e.count, 'ship')}) was shuffled.",
     E.ExpansionStacksShuffled: lambda e, v: (
         f"The expansion stacks ({e.doubles_count} doubles, "
         + f"{e.triples_count} triples) were shuffled."
@@ -41,8 +68,8 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.ColonyChosen: lambda e, v: f"{who(e.seat, v)} chose the {name(e.board)} colony.",
     E.StartingGoodsGiven: lambda e, v: (
         "Starting goods: "
-        + ", ".join(
-            f"{who(s, v, False)} {w} wood and {c} coins"
+        + "; ".join(
+            f"{does(s, v, 'gets', False)} {w} wood and {plural(c, 'coin')}"
             for s, (w, c) in enumerate(zip(e.wood, e.coins, strict=False))
         )
         + "."
@@ -50,11 +77,13 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.BlueDiceRolled: lambda e, v: (
         f"Year {e.year} blue dice: "
         + ", ".join(
-            f"{who(r[0], v, False)} die {r[1] + 1} shows {r[2]}" for r in e.rolls if len(r) >= 3
+            f"{whose(r[0], v, False)} die {r[1] + 1} shows {r[2]}" for r in e.rolls if len(r) >= 3
         )
         + "."
     ),
-    E.YearStarted: lambda e, v: f"Year {e.year} begins; {who(e.start_player, v, False)} starts.",
+    E.YearStarted: lambda e, v: (
+        f"Year {e.year} begins; {does(e.start_player, v, 'starts', False)}."
+    ),
     E.ResourcesSold: lambda e, v: (
         f"{who(e.seat, v)} sold {e.count} {name(e.resource)} for " + f"{plural(e.coins, 'coin')}."
     ),
@@ -81,9 +110,9 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         f"{who(e.seat, v)} retired to {name(e.space)} " + f"(#{e.position}){_effects(e.effects)}."
     ),
     E.ShippingIncomeQueued: lambda e, v: (
-        f"{who(e.seat, v)} collects shipping income" + f"{_effects(e.effects)}."
+        f"{does(e.seat, v, 'collects')} shipping income{_effects(e.effects)}."
     ),
-    E.EffectStarted: lambda e, v: f"{who(e.seat, v)} resolves {name(e.effect)}.",
+    E.EffectStarted: lambda e, v: f"{does(e.seat, v, 'resolves')} {name(e.effect)}.",
     E.ResourceGained: lambda e, v: (
         f"{who(e.seat, v)} gained {e.kept} {name(e.resource)}"
         + (f", sold {e.sold} for {plural(e.coins, 'coin')}." if e.sold else ".")
@@ -93,11 +122,11 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         f"{who(e.seat, v)} scored {plural(e.amount, 'point')} " + f"({name(e.reason)})."
     ),
     E.DecisionOpened: lambda e, v: (
-        f"{who(e.seat, v)} may {name(e.decision)}"
+        f"{who(e.seat, v)} may {_decision(e.decision)}"
         + (f" at the {name(e.building)}" if e.building else "")
         + "."
     ),
-    E.Declined: lambda e, v: f"{who(e.seat, v)} declined to {name(e.decision)}.",
+    E.Declined: lambda e, v: f"{who(e.seat, v)} declined to {_decision(e.decision)}.",
     E.Traded: lambda e, v: (
         f"{who(e.seat, v)} traded {e.amount} {name(e.pay)} for " + f"{name(e.gain)}."
     ),
@@ -126,10 +155,10 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.RoadPlaced: lambda e, v: f"{who(e.seat, v)} built a road at row {e.row} col {e.col}.",
     E.TurnEnded: lambda e, v: (
         f"{who(e.seat, v)} ended the turn"
-        + (f"; {who(e.next, v, False)} is next." if e.next >= 0 else "; the year ends.")
+        + (f"; {does(e.next, v, 'is', False)} next." if e.next >= 0 else "; the year ends.")
     ),
     E.ConquistadorScored: lambda e, v: (
-        f"Year {e.year} conquistadors: " + by_seat(e.points, v) + " points."
+        f"Year {e.year} conquistadors: " + by_seat([plural(p, "point") for p in e.points], v) + "."
     ),
     E.YearCleanedUp: lambda e, v: f"Year {e.year} ends.",
     E.GameEnded: lambda e, v: game_over(e.scores, v),

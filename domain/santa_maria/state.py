@@ -11,7 +11,7 @@ from msgspec.structs import replace
 from domain.santa_maria import data
 
 
-class SantaMariaOptions(msgspec.Struct, kw_only=True, frozen=True):
+class SantaMariaOptions(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     colony_boards: str = "random"  # random | draft
 
 
