@@ -6,6 +6,12 @@
 - each operation's summary is the first sentence of its handler's docstring and its
   description the whole; a docstring's last paragraph, `Example: METHOD /path [JSON]`,
   becomes a request example (a curl command in the description, and the body's example).
+
+The curl command runs as shown once `$KEY` holds an API key and the path's `{game_id}` (or
+other placeholder) is an id: it sends what the operation declares it needs (the
+Authorization header where the operation has security, a fresh `Idempotency-Key` where it
+takes one, `Accept: text/event-stream` for a stream, the body's content type).
+tests/http/test_examples_run.py runs every one against a live server.
 """
 
 from __future__ import annotations
@@ -18,7 +24,15 @@ from typing import TYPE_CHECKING
 import msgspec
 from litestar import Litestar
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
-from litestar.openapi.spec import Example, Operation, Reference, Schema
+from litestar.enums import ParamType
+from litestar.openapi.spec import (
+    Example,
+    OpenAPIResponse,
+    Operation,
+    Parameter,
+    Reference,
+    Schema,
+)
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.typing import FieldDefinition
 
@@ -30,6 +44,8 @@ TIMESTAMPS = frozenset({"at", "created_at", "last_activity", "deadline", "expire
 _EXAMPLE = re.compile(r"\n\s*Example:\s*(?P<method>[A-Z]+)\s+(?P<path>\S+)(?P<body>.*)\Z", re.S)
 _SENTENCE = re.compile(r"^(.+?\.)(?:\s|$)", re.S)
 _CLAUSE = re.compile(r"[:;] | \(")  # a summary is the sentence's first clause
+# A fresh Idempotency-Key each time the command runs, made as the README's walk-through does.
+FRESH_KEY = "$(python3 -c 'import uuid; print(uuid.uuid4())')"
 
 
 class StrictStructSchemas(StructSchemaPlugin):
@@ -91,11 +107,36 @@ def _example(operation: Operation, method: str, target: str, body: str) -> str:
     curl = f"curl -s -X {method} 'http://127.0.0.1:8000{target}'"
     if any(operation.security or ()):  # a key is needed, or may be sent
         curl += ' -H "Authorization: Bearer $KEY"'
+    if _answers(operation) == {"text/event-stream"}:  # 406 without it; -N: each event at once
+        curl += " -N -H 'Accept: text/event-stream'"
+    if any(p.name == "Idempotency-Key" for p in _headers(operation)):
+        curl += f' \\\n  -H "Idempotency-Key: {FRESH_KEY}"'
     if body:
         value = json.loads(body)  # a docstring's example must be valid JSON (the check fails)
-        curl += f" \\\n  -H 'Content-Type: application/json' -d '{body}'"
+        curl += f" \\\n  -H 'Content-Type: application/json' -d {_quoted(body)}"
         request = operation.request_body
         if request is not None and not isinstance(request, Reference):
             for media in request.content.values():
                 media.examples = {"example": Example(value=value)}
     return curl
+
+
+def _headers(operation: Operation) -> list[Parameter]:
+    """The header parameters the operation declares."""
+    params = operation.parameters or ()
+    return [p for p in params if isinstance(p, Parameter) and p.param_in == ParamType.HEADER]
+
+
+def _answers(operation: Operation) -> set[str]:
+    """The media types of the operation's successful answers that have a body."""
+    return {
+        media
+        for status, response in (operation.responses or {}).items()
+        if status.startswith("2") and isinstance(response, OpenAPIResponse)
+        for media in response.content or ()
+    }
+
+
+def _quoted(text: str) -> str:
+    """`text` as one word of a POSIX shell, in single quotes."""
+    return "'" + text.replace("'", "'\\''") + "'"

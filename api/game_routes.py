@@ -32,7 +32,7 @@ from api.paging import LINK, next_link
 from api.quotas import admit_game
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.fold import Fold
-from service.games import Games, game_types
+from service.games import Done, Games, game_types
 from service.players import Player
 from service.records import keyed_game_id
 
@@ -182,12 +182,10 @@ def _lifecycle_route(
     path: str,
     operation_id: str,
     doc: str,
-    write: Callable[[Games, Player, UUID], Awaitable[Fold]],
-    repeated: Callable[[Fold, Player], bool] | None = None,
+    write: Callable[[Games, Player, UUID, str | None], Awaitable[Done]],
 ) -> Any:
-    """`POST /v1/games/{id}/<path>` by a player: `write`, answered with the game;
-    `Idempotent-Replayed: true` when the game shows beforehand that the write was
-    `repeated` (it then changes nothing)."""
+    """`POST /v1/games/{id}/<path>` by a player: `write`, answered with the game, and
+    `Idempotent-Replayed: true` when it was a retry of a request carried out before."""
 
     @post(
         f"/v1/games/{{game_id:uuid}}/{path}",
@@ -200,45 +198,53 @@ def _lifecycle_route(
         description=f"{doc}\n\nExample: POST /v1/games/{{game_id}}/{path}",
     )
     async def handler(
-        request: Request[Any, Any, Any], tabletop: Shared, game_id: FromPath[UUID]
+        request: Request[Any, Any, Any],
+        tabletop: Shared,
+        game_id: FromPath[UUID],
+        idempotency_key: IdempotencyKey = None,
     ) -> Response[s.GameOut]:
         t = tabletop
         player = await t.player(request)
-        again = False
-        if repeated is not None:
-            before = await anyio.to_thread.run_sync(t.game, game_id)
-            again = repeated(before, player)
-        fold = await write(t.games, player, game_id)
-        return Response(game_out(t, fold, player), headers=replayed_header(again))
+        done = await write(t.games, player, game_id, idempotency_key)
+        return Response(game_out(t, done.fold, player), headers=replayed_header(done.replayed))
 
     return handler
 
 
-def _accepted_before(fold: Fold, player: Player) -> bool:
-    seat = fold.seat_of(player.id)
-    return fold.rematch is not None and seat is not None and seat in fold.rematch_accepted
+async def _rematch(games: Games, player: Player, game_id: UUID, _: str | None) -> Done:
+    """A rematch asked again (offered or accepted before, whatever the key) answers the same
+    game: the finished game shows it beforehand."""
+    before = await anyio.to_thread.run_sync(games.reads.get, game_id)
+    seat = before.seat_of(player.id)
+    again = before.rematch is not None and seat is not None and seat in before.rematch_accepted
+    return Done(await games.rematch(player, game_id), again)
 
 
+KEYED = (
+    " With an `Idempotency-Key`, a retry of a request carried out before is answered with "
+    "the game and `Idempotent-Replayed: true`; the key sent with another request is refused "
+    "(422 `idempotency_key_reused`)."
+)
 resign_game = _lifecycle_route(
     "resign",
     "resignGame",
     "Resign your seat: it ranks last. A two-seat game ends at once (the other seat wins); "
     "with more seats a bot plays your seat to the end. 409 `game_over` once the game is "
-    "finished or aborted, `game_not_started` before it starts (leave instead).",
+    "finished or aborted, `game_not_started` before it starts (leave instead)." + KEYED,
     Games.resign,
 )
 abort_game = _lifecycle_route(
     "abort",
     "abortGame",
     "Cancel the game (its creator only) before any player's decision: status `aborted`, "
-    "no result, never rated. 409 `abort_too_late` once a player has decided.",
+    "no result, never rated. 409 `abort_too_late` once a player has decided." + KEYED,
     Games.abort,
 )
 leave_game = _lifecycle_route(
     "leave",
     "leaveGame",
     "Give up your seat in a game that has not started; the seat is free again. 409 "
-    "`game_not_open` once it has started (resign instead).",
+    "`game_not_open` once it has started (resign instead)." + KEYED,
     Games.leave,
 )
 rematch_game = _lifecycle_route(
@@ -247,9 +253,9 @@ rematch_game = _lifecycle_route(
     "Offer a rematch of a finished game, or accept the one offered: answers the new game "
     "(same game, options and clock; each player one seat earlier; bots accept at once). "
     "It starts when every player has accepted. 409 `game_not_finished` before the end. "
-    "Asking again answers the same game, with `Idempotent-Replayed: true`.",
-    Games.rematch,
-    _accepted_before,
+    "Asking again answers the same game, with `Idempotent-Replayed: true` (with or without "
+    "an `Idempotency-Key`).",
+    _rematch,
 )
 
 

@@ -15,17 +15,12 @@ from typing import Any
 
 import msgspec
 from litestar import Request, get
-from litestar.openapi.plugins import (
-    JsonRenderPlugin,
-    OpenAPIRenderPlugin,
-    RedocRenderPlugin,
-    ScalarRenderPlugin,
-    SwaggerRenderPlugin,
-    YamlRenderPlugin,
-)
+from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, YamlRenderPlugin
 from litestar.params import FromPath
+from litestar.router import Router
 
 from api.errors import documented
+from api.schema_assets import Redoc, SwaggerUI
 from domain.contract import Game
 from domain.registry import GAMES
 from service.errors import NotFound
@@ -183,9 +178,14 @@ class Typed(OpenAPIRenderPlugin):
             self._document = typed(msgspec.to_builtins(openapi_schema))
         return self.inner.render(request, self._document)
 
+    def receive_router(self, router: Router) -> None:
+        self.inner.receive_router(router)
+
 
 def renderers() -> list[OpenAPIRenderPlugin]:
-    """`/schema` (Scalar, interactive), `/schema/swagger`, `/schema/redoc`,
-    `/schema/openapi.json` and `/schema/openapi.yaml`, all of the typed document."""
-    inner = [ScalarRenderPlugin(), SwaggerRenderPlugin(), RedocRenderPlugin()]
+    """`/schema` and `/schema/swagger` (Swagger UI, interactive), `/schema/redoc`,
+    `/schema/openapi.json` and `/schema/openapi.yaml`, all of the typed document. The pages
+    load nothing from another host: their files are served at `/schema/assets/...`
+    (api/schema_assets.py)."""
+    inner = [SwaggerUI(), Redoc()]
     return [Typed(p) for p in (*inner, JsonRenderPlugin(), YamlRenderPlugin())]

@@ -6,7 +6,10 @@ the viewer's pages and the schema are never refused here):
    (load shedding: an answer now rather than a request that hangs);
 3. the client address sent too many wrong API keys lately: 429 `bad_key_backoff`;
 4. the API key's requests, and the client address's registrations, within their rates
-   (api/limits.py): 429 `rate_limited` / `registration_limited`.
+   (api/limits.py): 429 `rate_limited` / `registration_limited`;
+5. an Authorization header that is not a player's API key: 401 `unauthorized` on every
+   route, the public ones included (a wrong key is never served as if none were sent);
+   checked as the request runs (below), charged as any 401.
 
 Each refusal is application/problem+json with `Retry-After`. A response 401 to a request
 that sent a bearer key is charged to its address's wrong-key bucket.
@@ -81,7 +84,34 @@ class GuardMiddleware(ASGIMiddleware):
                 detail = f"at most {rate.count} new players per {rate.seconds:g} s per address"
                 await _refuse(send, 429, "registration_limited", detail, wait)
                 return
-        await _answered(t, scope, receive, send, next_app, address if token else None)
+        checked = _key_checked(t, token, next_app) if _authorization(scope) else next_app
+        await _answered(t, scope, receive, send, checked, address if token else None)
+
+
+def _key_checked(t: Tabletop, token: str, next_app: ASGIApp) -> ASGIApp:
+    """`next_app`, once the request's key is found valid: a key that is not is refused on
+    every route, the public ones too (never served as if no key had been sent). Checked
+    inside `_answered`, so that a store that stops answering while the key is looked up
+    gets the request its 503 like any other."""
+
+    async def checked(scope: Scope, receive: Receive, send: Send) -> None:
+        if not await _valid(t, token):
+            detail = "the API key is not valid (send Authorization: Bearer <api_key>)"
+            await _refuse(send, 401, "unauthorized", detail, None)
+            return
+        await next_app(scope, receive, send)
+
+    return checked
+
+
+async def _valid(t: Tabletop, token: str) -> bool:
+    """Whether `token` is a player's API key: on the loop when its player is in memory,
+    else in a worker thread (it may read the store)."""
+    if not token:
+        return False
+    if t.players.known(token):
+        return t.players.authenticate(token) is not None
+    return await anyio.to_thread.run_sync(t.players.authenticate, token) is not None
 
 
 async def _answered(
@@ -139,6 +169,11 @@ def _crowded(queued: int) -> bool:
     return limiter.statistics().tasks_waiting >= queued
 
 
+def _authorization(scope: Scope) -> bool:
+    """Whether the request sent an Authorization header (of any scheme)."""
+    return any(name == b"authorization" for name, _ in scope.get("headers") or ())
+
+
 def _bearer(scope: Scope) -> str:
     for name, value in scope.get("headers") or ():
         if name == b"authorization":
@@ -147,12 +182,15 @@ def _bearer(scope: Scope) -> str:
     return ""
 
 
-async def _refuse(send: Send, status: int, code: str, detail: str, wait: float) -> None:
+async def _refuse(send: Send, status: int, code: str, detail: str, wait: float | None) -> None:
+    """The refusal, with `Retry-After: wait` (or, without a wait, a 401's challenge)."""
     body = problem_body(status, code, detail)
     headers: list[tuple[bytes, bytes]] = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-length", str(len(body)).encode()),
-        (b"retry-after", retry_after(wait).encode()),
+        (b"retry-after", retry_after(wait).encode())
+        if wait is not None
+        else (b"www-authenticate", b"Bearer"),
     ]
     start: Any = {"type": "http.response.start", "status": status, "headers": headers}
     await send(start)

@@ -97,7 +97,8 @@ async def list_games(
 )
 def get_player(tabletop: Shared, player_id: FromPath[str]) -> PlayerProfile:
     """A player's profile: games played and won per game type, the recent games with their
-    final rank and score, and its rating per game type. Bots have profiles too: `bot:greedy`.
+    final rank and score, and its rating per game type. Bots have profiles too, once they
+    have played a rated game: `bot:greedy`.
 
     Example: GET /v1/players/bot:greedy"""
     t = tabletop

@@ -19,11 +19,13 @@ from api.bootstrap import Shared, Tabletop
 from api.conditional import IMMUTABLE
 from api.errors import documented
 from api.paging import LINK, decode_cursor, encode_cursor, next_link, page
+from domain.registry import GAMES
 from domain.tournaments import pairing
 from domain.tournaments.standings import standings
 from projections.tournaments import TournamentSummary
 from projections.tournaments import decode as decode_summary
 from service.audit import tournament_export
+from service.errors import NotFound
 from service.tournament_log import Folded
 from service.tournaments import NewTournament
 
@@ -304,7 +306,7 @@ def export_tournament(tabletop: Shared, tournament_id: FromPath[UUID]) -> Stream
     tags=["players"],
     sync_to_thread=True,
     response_headers=[LINK],
-    responses=documented(400),
+    responses=documented(400, 404),
 )
 def leaderboard(
     request: Request[Any, Any, Any],
@@ -318,6 +320,8 @@ def leaderboard(
     each played; the next page is `next_cursor`, and `Link: <...>; rel="next"`.
 
     Example: GET /v1/leaderboards/puerto-rico?limit=20"""
+    if game not in GAMES:  # (an encoded `../` too: a name, never a path)
+        raise NotFound("unknown_game", f"no game named {game!r}; see /v1/game-types")
     offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
     rows = tabletop.listings.leaderboard(game, offset, limit + 1)
     more = len(rows) > limit

@@ -58,6 +58,12 @@ class Again:
     batch: Batch
 
 
+@dataclass(frozen=True)
+class Repeated:
+    """A keyed lifecycle request (resign, abort, leave) this player made already with the
+    same Idempotency-Key: answered again with the game, nothing written."""
+
+
 # ---- new games and seats -------------------------------------------------------------------
 
 
@@ -347,7 +353,11 @@ def forfeit(fold: Fold, seed: bytes, seat: int, reason: ForfeitReason, at: str) 
     return rec
 
 
-def resign(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
+def resign(
+    fold: Fold, seed: bytes, player: Player, at: str, key: str | None = None
+) -> Recording | Repeated:
+    if _done_before(fold, player, key, SEAT_FORFEITED):
+        return Repeated()
     seat = _seated(fold, player)
     if fold.over:
         raise Conflict("game_over", f"the game is {fold.status}: there is nothing to resign")
@@ -355,29 +365,37 @@ def resign(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
         raise Conflict("game_not_started", "the game has not started: leave it instead")
     if seat in fold.forfeited:
         raise Conflict("seat_forfeited", "your seat has already forfeited")
-    rec = Recording.on(fold, max(at, fold.last_at))
+    rec = Recording.on(fold, max(at, fold.last_at), key)
     rec.decision(seat, None, [forfeit_note(seat, "resigned")])
     rec.close(seed)
     return rec
 
 
-def abort(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
+def abort(
+    fold: Fold, seed: bytes, player: Player, at: str, key: str | None = None
+) -> Recording | Repeated:
+    if _done_before(fold, player, key, GAME_ABORTED):
+        return Repeated()
     if fold.created_by != player.id:
         raise Forbidden("not_creator", "only the game's creator may abort it")
     if fold.over:
         raise Conflict("game_over", f"the game is {fold.status}")
     if fold.decided:
         raise Conflict("abort_too_late", "a player has made a decision: resign instead")
-    rec = Recording.on(fold, max(at, fold.last_at))
+    rec = Recording.on(fold, max(at, fold.last_at), key)
     rec.decision(SYSTEM, None, [Note(GAME_ABORTED, {"by": player.id, "seed": seed.hex()})])
     return rec
 
 
-def leave(fold: Fold, seed: bytes, player: Player, at: str) -> Recording:
+def leave(
+    fold: Fold, seed: bytes, player: Player, at: str, key: str | None = None
+) -> Recording | Repeated:
+    if _done_before(fold, player, key, SEAT_LEFT):
+        return Repeated()
     seat = _seated(fold, player)
     if fold.status != "open":
         raise Conflict("game_not_open", "the game has started: resign instead")
-    rec = Recording.on(fold, max(at, fold.last_at))
+    rec = Recording.on(fold, max(at, fold.last_at), key)
     rec.decision(seat, None, [Note(SEAT_LEFT, {"seat": seat, "player": player.id})])
     return rec
 
@@ -431,6 +449,21 @@ def _at_version(fold: Fold, expected_version: int) -> None:
             f"expected_version {expected_version} but the game is at {fold.version}",
             version=fold.version,
         )
+
+
+def _done_before(fold: Fold, player: Player, key: str | None, kind: str) -> bool:
+    """Whether `key` is this player's request of `kind` (the type of the event it wrote)
+    made before: a retry. A key the game holds for another request is refused."""
+    if key is None:
+        return False
+    used = fold.lifecycle_keys.get(key)
+    if used == (kind, player.id):
+        return True
+    if used is not None or any(k == key for _, k in fold.batches):  # another request's, a move's
+        raise Unprocessable(
+            "idempotency_key_reused", "this Idempotency-Key was used for another request"
+        )
+    return False
 
 
 def _seated(fold: Fold, player: Player) -> int:

@@ -93,6 +93,8 @@ class Fold:
     result: Result | None = None
     batches: dict[tuple[int, str], Batch] = field(default_factory=dict)
     open_batch: tuple[int, str] | None = None
+    # A lifecycle request's Idempotency-Key -> (what it did: its event's type, who asked).
+    lifecycle_keys: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     # The lifecycle (service/lifecycle.py): clocks, forfeits, abort, rematch.
     clock_spec: dict[str, Any] | None = None
     on_timeout: str | None = None
@@ -200,6 +202,7 @@ class Fold:
         new = copy.copy(self)
         new.players, new.names, new.bots = list(self.players), list(self.names), dict(self.bots)
         new.batches, new.forfeited = dict(self.batches), dict(self.forfeited)
+        new.lifecycle_keys = dict(self.lifecycle_keys)
         new.client_seeds = list(self.client_seeds)
         new.clock = self.clock.copy() if self.clock is not None else None
         if clone and self.state is not None:
@@ -223,6 +226,9 @@ class Fold:
         if e.idempotency_key is not None:
             self._record_batch(e)
         if e.type in SERVICE_EVENTS:
+            if e.idempotency_key is not None and e.type in _KEYED_LIFECYCLE:
+                asked = _KEYED_LIFECYCLE[e.type](self, e.data)
+                self.lifecycle_keys.setdefault(e.idempotency_key, (e.type, asked))
             self._apply_service(e.type, e.data)
         else:
             self.started = True
@@ -281,6 +287,14 @@ class Fold:
         if isinstance(e.seat, int):
             self.open_batch = (e.seat, e.idempotency_key)
             self.batches[self.open_batch] = Batch(v, v, e.command)
+
+
+# The lifecycle events a player's keyed request writes, and who asked (a player's id).
+_KEYED_LIFECYCLE: dict[str, Callable[[Fold, Any], str | None]] = {
+    SEAT_FORFEITED: lambda fold, data: fold.players[data["seat"]],  # resigned
+    SEAT_LEFT: lambda fold, data: data.get("player"),
+    GAME_ABORTED: lambda fold, data: data.get("by"),
+}
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -48,6 +49,15 @@ class MoveAnswer:
     replayed: bool = field(default=False, compare=False)
     # The mover's legal moves when the game awaits it again: (how many, the first page).
     legal: tuple[int, list[Any]] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Done:
+    """A player's lifecycle request (resign, abort, leave): the game after it, and whether
+    it was a retry answered again (its Idempotency-Key's request was carried out before)."""
+
+    fold: Fold
+    replayed: bool
 
 
 LEGAL_PAGE = 1000  # the legal moves a move's answer carries (GET .../legal-moves' default)
@@ -201,24 +211,35 @@ class Games:
         when none is due now (a move, or another timekeeper, came first)."""
         return await self._lifecycle(game_id, lambda f, s, at: decisions.timeout(f, s, at))
 
-    async def resign(self, player: Player, game_id: UUID) -> Fold:
+    async def resign(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
         """The caller's seat forfeits: it ranks last, and a bot plays it out (a two-seat
-        game ends at once)."""
-        return _must(
-            await self._lifecycle(game_id, lambda f, s, at: decisions.resign(f, s, player, at))
-        )
+        game ends at once). A retry with the same `key` (Idempotency-Key) changes nothing."""
+        return await self._asked(game_id, partial(decisions.resign, player=player, key=key))
 
-    async def abort(self, player: Player, game_id: UUID) -> Fold:
+    async def abort(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
         """The creator cancels a game before any player's decision: no result."""
-        return _must(
-            await self._lifecycle(game_id, lambda f, s, at: decisions.abort(f, s, player, at))
-        )
+        return await self._asked(game_id, partial(decisions.abort, player=player, key=key))
 
-    async def leave(self, player: Player, game_id: UUID) -> Fold:
+    async def leave(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
         """The caller gives up its seat in a game that has not started."""
-        return _must(
-            await self._lifecycle(game_id, lambda f, s, at: decisions.leave(f, s, player, at))
+        return await self._asked(game_id, partial(decisions.leave, player=player, key=key))
+
+    async def _asked(self, game_id: UUID, decide_on: Any) -> Done:
+        """A player's lifecycle request: written, or (its key's retry) answered again."""
+
+        def decide(current: tuple[Fold, bytes], at: str) -> Decided | Answered:
+            fold, seed = current
+            made = decide_on(fold, seed, at=at)
+            if isinstance(made, decisions.Repeated):
+                return Answered(Done(fold, replayed=True))
+            log.info("lifecycle", game_id=str(game_id), first=made.events[0].type,
+                     events=len(made.events))  # fmt: skip
+            return _decided(made, lambda: Done(made.fold, replayed=False))
+
+        done: Done = await self.writes.run(
+            game_id, self.writes.game(game_id), decide, fresh_first=True
         )
+        return done
 
     async def forfeit(self, game_id: UUID, seat: int, reason: ForfeitReason) -> Fold | None:
         """(A tournament withdrawal) `seat` forfeits its running game; None when the game is
@@ -330,11 +351,6 @@ def _new(exists: Exception) -> Any:
 def _decided(rec: Recording, answer: Any, seed: bytes | None = None) -> Decided:
     seeds = {rec.fold.id: seed} if seed is not None else {}
     return Decided(list(rec.events), answer, (rec.fold,), seeds)
-
-
-def _must(fold: Fold | None) -> Fold:
-    assert fold is not None, "a player's lifecycle write refuses or writes"
-    return fold
 
 
 def game_types() -> list[dict[str, Any]]:

@@ -148,15 +148,26 @@ def test_a_timeout_by_two_timekeepers(racers: Racers) -> None:
 @pytest.mark.parametrize("kind", ["resign", "abort"])
 def test_a_resignation_or_abort_twice(racers: Racers, kind: str) -> None:
     ann, _, fold = _duel(racers)
-    write = lambda s: getattr(s, kind)(ann, fold.id).version  # noqa: E731
+    write = lambda s: getattr(s, kind)(ann, fold.id).fold.version  # noqa: E731
     _one_won(racers, racers.race(write, write), "game_over")  # two seats: a resignation ends it
+
+
+@pytest.mark.parametrize("kind", ["resign", "abort"])
+def test_a_keyed_resignation_or_abort_sent_twice_at_once(racers: Racers, kind: str) -> None:
+    """Both processes take the same Idempotency-Key: one writes, the other answers the same
+    game again (a retry that raced the first), and nothing is written twice."""
+    ann, _, fold = _duel(racers)
+    write = lambda s: (lambda d: (d.fold.version, d.replayed))(getattr(s, kind)(ann, fold.id, "k"))  # noqa: E731
+    answers = racers.race(write, write)
+    assert sorted(replayed for _, replayed in answers) == [False, True], answers
+    assert answers[0][0] == answers[1][0]
 
 
 def test_leave_twice(racers: Racers) -> None:
     ann, bob = _player(racers.stores[0], "ann"), _player(racers.stores[0], "bob")
     game = racers.services[0].create(ann, "secret-duel", 3, {}, {}, seat=0).id
     racers.services[1].join(bob, game, 1)
-    leave = lambda s: s.leave(bob, game).version  # noqa: E731
+    leave = lambda s: s.leave(bob, game).fold.version  # noqa: E731
     _one_won(racers, racers.race(leave, leave), "not_seated")
 
 
@@ -184,6 +195,7 @@ def test_a_table_made_twice(racers: Racers) -> None:
         (None, "r1", "random"),
         (None, "r2", "random"),
     ]
+
     def make(s: GameService) -> int | None:
         made = s.table("secret-duel", seated, {}, None, None, {}, game)
         return None if made is None else made.version
@@ -197,6 +209,7 @@ def test_a_bot_decision_by_two_runners(racers: Racers) -> None:
     fold = racers.services[0].get(game)
     assert fold.bot_turn() == (1, "random")
     command = choose_bot_move(fold, racers.services[0].current.seed(game), 1, "random")
+
     def decide(s: GameService) -> int | None:
         written = s.bot_move(game, fold.version, 1, "random", command)
         return None if written is None else written.version

@@ -89,6 +89,7 @@ def test_a_database_outage_is_503_at_once_and_over_within_seconds(cluster: Clust
             health_s = time.monotonic() - began
             for client in clients:
                 client.join()
+            assert len(answers) == IN_FLIGHT, "a request got no answer (its thread failed)"
             slowest = max(s for _, _, s in answers)
             for own in owns:
                 own.close()
@@ -161,6 +162,7 @@ def test_a_frozen_database_holds_no_request_for_long(cluster: Cluster) -> None:
             health_s = time.monotonic() - began
             for client in clients:
                 client.join()
+            assert len(answers) == IN_FLIGHT, "a request got no answer (its thread failed)"
             for own in owns:
                 own.close()
             codes = sorted({code for _, code, _ in answers})

@@ -232,3 +232,44 @@ def test_405_says_what_is_allowed(sqlite_settings: Settings) -> None:
         _refused(answer, 405)
         assert "POST" in answer.headers["allow"].split(", ")
         assert "HEAD" not in answer.headers["allow"]
+
+
+# What a wrong key is sent as: a forged key, a key of the right shape that no player has,
+# another scheme, and a bearer with nothing after it.
+WRONG_KEYS = (
+    "Bearer tt_nope",
+    "Bearer tt_" + "0" * 32 + "_" + "x" * 24,
+    "Basic YWRhOmFkYQ==",
+    "Bearer ",
+)
+
+
+def test_a_wrong_key_is_401_on_every_route_of_the_api(world: dict[str, Any]) -> None:
+    """Every operation of the document under /v1/, the public reads included: a wrong key is
+    refused (401, `WWW-Authenticate: Bearer`), never served as if no key had been sent, and
+    changes nothing."""
+    api = world["api"]
+    before = stored_events(api)
+    tried = 0
+    for path, item in DOCUMENT["paths"].items():
+        if not path.startswith("/v1/"):
+            continue
+        ids = world["params"]
+        url = _url(path, {**ids, "game": "secret-duel", "subject_id": ids["game_id"]})
+        for method in item:
+            for key in WRONG_KEYS:
+                answer = api.client.request(method.upper(), url, headers={"Authorization": key})
+                _refused(answer, 401)
+                assert answer.json()["code"] == "unauthorized", (method, path, key)
+                assert answer.headers["www-authenticate"] == "Bearer"
+                tried += 1
+    assert tried >= 4 * 30
+    assert stored_events(api) == before
+    assert api.client.get("/v1/games").status_code == 200  # no key at all: a public read
+
+
+def test_an_unknown_name_in_a_path_is_404(world: dict[str, Any]) -> None:
+    for name in ("%2e%2e%2f", "%2E%2E", "nope", "puerto-rico%00"):
+        answer = world["api"].client.get(f"/v1/leaderboards/{name}")
+        _refused(answer, 404)
+        assert answer.json()["code"] == "unknown_game"

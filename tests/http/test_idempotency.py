@@ -117,3 +117,60 @@ def test_a_retried_join_of_a_game_still_open_is_answered_again(api: Api) -> None
     assert again.json()["your_seat"] == first.json()["your_seat"] and stored_events(api) == stored
     unkeyed = api.client.post(f"/v1/games/{game}/join", headers=Api.auth(bob))
     assert unkeyed.status_code == 409 and unkeyed.json()["code"] == "already_seated"
+
+
+def _post(api: Api, player: dict[str, str], game: str, what: str, key: str | None) -> Any:
+    return api.client.post(f"/v1/games/{game}/{what}", headers=Api.auth(player, key))
+
+
+def test_keyed_resign_abort_and_leave_happen_once(api: Api) -> None:
+    """Sent again with its key (its answer lost), each is answered with the game and
+    `Idempotent-Replayed: true` instead of 409, and nothing is written again; the key sent
+    with another request, or another's key, is refused or is its own."""
+    ada, bob = api.player("ada"), api.player("bob")
+    # leave: an open game of three seats
+    open_game = api.create(ada, "secret-duel", 3, seat=0)["id"]
+    assert api.client.post(f"/v1/games/{open_game}/join", headers=Api.auth(bob)).status_code == 200
+    first = _post(api, bob, open_game, "leave", "leave-1")
+    assert first.status_code == 200 and "idempotent-replayed" not in first.headers, first.text
+    stored = stored_events(api)
+    again = _post(api, bob, open_game, "leave", "leave-1")
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["version"] == first.json()["version"]
+    unkeyed = _post(api, bob, open_game, "leave", None)
+    assert unkeyed.status_code == 403 and unkeyed.json()["code"] == "not_seated"
+    assert stored_events(api) == stored
+    # abort: the creator's, then the same key for a resignation is another request
+    first = _post(api, ada, open_game, "abort", "abort-1")
+    assert first.status_code == 200 and first.json()["status"] == "aborted", first.text
+    stored = stored_events(api)
+    again = _post(api, ada, open_game, "abort", "abort-1")
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    reused = _post(api, ada, open_game, "resign", "abort-1")
+    assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+    assert stored_events(api) == stored
+    # resign: a running duel; bob's retry with ada's key is not ada's request
+    duel = api.create(ada, "secret-duel", 2, seat=0)["id"]
+    api.client.post(f"/v1/games/{duel}/join", headers=Api.auth(bob))
+    first = _post(api, ada, duel, "resign", "resign-1")
+    assert first.status_code == 200 and first.json()["status"] == "finished", first.text
+    stored = stored_events(api)
+    again = _post(api, ada, duel, "resign", "resign-1")
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["result"] == first.json()["result"]
+    theirs = _post(api, bob, duel, "resign", "resign-1")
+    assert theirs.status_code == 422 and theirs.json()["code"] == "idempotency_key_reused"
+    plain = _post(api, ada, duel, "resign", None)
+    assert plain.status_code == 409 and plain.json()["code"] == "game_over"
+    assert stored_events(api) == stored
+
+
+def test_a_moves_key_is_not_a_resignations(api: Api) -> None:
+    ada, bob = api.player("ada"), api.player("bob")
+    duel = api.create(ada, "secret-duel", 2, seat=0)["id"]
+    api.client.post(f"/v1/games/{duel}/join", headers=Api.auth(bob))
+    legal = api.legal(duel, ada)
+    moved = api.move(duel, ada, legal["version"], legal["moves"][0], key="mine")
+    assert moved.status_code == 200, moved.text
+    reused = _post(api, ada, duel, "resign", "mine")
+    assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
