@@ -113,3 +113,8 @@ async def headers_first(lines: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 def ndjson(items: list[Any]) -> Iterator[bytes]:
     for item in items:
         yield _encode(item) + b"\n"
+
+
+def replayed_header(replayed: bool) -> dict[str, str]:
+    """The header of an answer given again to a retry (the same Idempotency-Key)."""
+    return {"Idempotent-Replayed": "true"} if replayed else {}

@@ -24,6 +24,7 @@ from api.answers import (
     IdempotencyKey,
     game_out,
     read_game,
+    replayed_header,
 )
 from api.bootstrap import Shared, Tabletop
 from api.conditional import NOT_MODIFIED, IfNoneMatch, versioned
@@ -119,10 +120,6 @@ def _created_before(
 def _seed_of(fold: Fold, player: Player) -> str | None:
     seat = fold.seat_of(player.id)
     return None if seat is None else fold.client_seeds[seat]
-
-
-def replayed_header(replayed: bool) -> dict[str, str]:
-    return {"Idempotent-Replayed": "true"} if replayed else {}
 
 
 @post(

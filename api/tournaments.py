@@ -15,6 +15,7 @@ from litestar.openapi.spec import SecurityRequirement
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
+from api.answers import REPLAYED, IdempotencyKey, replayed_header
 from api.bootstrap import Shared, Tabletop
 from api.conditional import IMMUTABLE
 from api.errors import documented
@@ -27,7 +28,7 @@ from projections.tournaments import decode as decode_summary
 from service.audit import tournament_export
 from service.errors import NotFound
 from service.tournament_log import Folded
-from service.tournaments import NewTournament
+from service.tournaments import Keyed, NewTournament
 
 BEARER: list[SecurityRequirement] = [{"bearer": []}]
 NDJSON = "application/x-ndjson"
@@ -135,6 +136,10 @@ def _out(t: Folded) -> TournamentOut:
     )
 
 
+def _answer(done: Keyed) -> Response[TournamentOut]:
+    return Response(_out(done.folded), headers=replayed_header(done.replayed))
+
+
 def _caller_and(t: Tabletop, request: Request[Any, Any, Any]) -> Any:
     player = t.caller(request, required=True)
     assert player is not None
@@ -146,28 +151,36 @@ def _caller_and(t: Tabletop, request: Request[Any, Any, Any]) -> Any:
     operation_id="createTournament",
     tags=["tournaments"],
     security=BEARER,
-    response_headers=[ResponseHeader(name="Location", documentation_only=True)],
+    response_headers=[ResponseHeader(name="Location", documentation_only=True), REPLAYED],
     responses=documented(400, 401, 415, 422),
 )
 async def create_tournament(
-    request: Request[Any, Any, Any], tabletop: Shared, data: JSONBody[NewTournament]
+    request: Request[Any, Any, Any],
+    tabletop: Shared,
+    data: JSONBody[NewTournament],
+    idempotency_key: IdempotencyKey = None,
 ) -> Response[TournamentOut]:
     """Create a tournament (you organise it): the game and its options, `format` (swiss,
     round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank
     (default 6/4/2/0 scaled to the table size), `advance` (knockout: how many of each table
     go on), and the `clock` and `on_timeout` of its games (default: a day per decision,
-    forfeit). Its games are rated. The tournament is at `Location`.
+    forfeit). Its games are rated. The tournament is at `Location`. With an
+    `Idempotency-Key`, a retry is answered with the same tournament
+    (`Idempotent-Replayed: true`); the key sent with another request is refused (422
+    `idempotency_key_reused`).
 
     Example: POST /v1/tournaments {"game": "puerto-rico", "format": "swiss",
     "table_size": 4, "rounds": 3}"""
 
     # Its own thread, not sync_to_thread: see api/lobby.py's list_games.
-    def create() -> TournamentOut:
+    def create() -> tuple[TournamentOut, bool]:
         t, player = _caller_and(tabletop, request)
-        return _out(t.tournaments.create(player, data))
+        done = t.tournaments.create(player, data, idempotency_key)
+        return _out(done.folded), done.replayed
 
-    out = await anyio.to_thread.run_sync(create)
-    return Response(out, status_code=201, headers={"Location": f"/v1/tournaments/{out.id}"})
+    out, replayed = await anyio.to_thread.run_sync(create)
+    headers = {"Location": f"/v1/tournaments/{out.id}"} | replayed_header(replayed)
+    return Response(out, status_code=201, headers=headers)
 
 
 @post(
@@ -177,6 +190,7 @@ async def create_tournament(
     status_code=200,
     sync_to_thread=True,
     security=BEARER,
+    response_headers=[REPLAYED],
     responses=documented(400, 401, 403, 404, 409, 422),
 )
 def register(
@@ -184,13 +198,17 @@ def register(
     tabletop: Shared,
     tournament_id: FromPath[UUID],
     data: JSONBody[Register | None] = None,
-) -> TournamentOut:
+    idempotency_key: IdempotencyKey = None,
+) -> Response[TournamentOut]:
     """Register yourself; the organiser registers a bot with `{"bot": "greedy"}`. 409
-    `already_registered` twice, `tournament_started` once it has started.
+    `already_registered` twice, `tournament_started` once it has started. With an
+    `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`); the key sent
+    with another request is refused (422 `idempotency_key_reused`).
 
     Example: POST /v1/tournaments/{tournament_id}/register {"bot": "greedy"}"""
     t, player = _caller_and(tabletop, request)
-    return _out(t.tournaments.register(player, tournament_id, data.bot if data else None))
+    bot = data.bot if data else None
+    return _answer(t.tournaments.register(player, tournament_id, bot, idempotency_key))
 
 
 @post(
@@ -200,6 +218,7 @@ def register(
     status_code=200,
     sync_to_thread=True,
     security=BEARER,
+    response_headers=[REPLAYED],
     responses=documented(400, 401, 403, 404, 409, 422),
 )
 def withdraw(
@@ -207,13 +226,16 @@ def withdraw(
     tabletop: Shared,
     tournament_id: FromPath[UUID],
     data: JSONBody[Withdraw | None] = None,
-) -> TournamentOut:
+    idempotency_key: IdempotencyKey = None,
+) -> Response[TournamentOut]:
     """Withdraw from the tournament (the organiser may withdraw any `entrant`). A running
-    game of theirs is forfeited, and they are paired no more.
+    game of theirs is forfeited, and they are paired no more. With an `Idempotency-Key`, a
+    retry is answered again (`Idempotent-Replayed: true`).
 
     Example: POST /v1/tournaments/{tournament_id}/withdraw {"entrant": "bot:greedy:1"}"""
     t, player = _caller_and(tabletop, request)
-    return _out(t.tournaments.withdraw(player, tournament_id, data.entrant if data else None))
+    entrant = data.entrant if data else None
+    return _answer(t.tournaments.withdraw(player, tournament_id, entrant, idempotency_key))
 
 
 @post(
@@ -223,18 +245,23 @@ def withdraw(
     status_code=200,
     sync_to_thread=True,
     security=BEARER,
+    response_headers=[REPLAYED],
     responses=documented(400, 401, 403, 404, 409, 422),
 )
 def start(
-    request: Request[Any, Any, Any], tabletop: Shared, tournament_id: FromPath[UUID]
-) -> TournamentOut:
+    request: Request[Any, Any, Any],
+    tabletop: Shared,
+    tournament_id: FromPath[UUID],
+    idempotency_key: IdempotencyKey = None,
+) -> Response[TournamentOut]:
     """Start the tournament (its organiser only). The first round's tables become games at
     once; later rounds start by themselves when every game of a round has finished. 422
-    `too_few_players` below a full table.
+    `too_few_players` below a full table. With an `Idempotency-Key`, a retry is answered
+    again (`Idempotent-Replayed: true`).
 
     Example: POST /v1/tournaments/{tournament_id}/start"""
     t, player = _caller_and(tabletop, request)
-    return _out(t.tournaments.start(player, tournament_id))
+    return _answer(t.tournaments.start(player, tournament_id, idempotency_key))
 
 
 @get(

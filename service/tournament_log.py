@@ -26,6 +26,9 @@ class Folded(msgspec.Struct):
     last_hash: str
     organiser: str
     last_at: str = ""  # the stamp of its last event
+    # The Idempotency-Keys of the requests written: key -> the first event it wrote (its
+    # type without the prefix, and its data).
+    keys: dict[str, dict[str, Any]] = {}
 
 
 def read_tournament(store: EventStoreApp, tournament_id: UUID) -> Folded:
@@ -36,7 +39,13 @@ def read_tournament(store: EventStoreApp, tournament_id: UUID) -> Folded:
     state = fold_stream(tournament_id, events)
     last: Any = events[-1]
     organiser = events[0].data["organiser"]
-    return Folded(state, last.originator_version, last.hash, organiser, last.at)
+    keys: dict[str, dict[str, Any]] = {}
+    for e in events:
+        assert isinstance(e, Recorded)
+        key = e.idempotency_key
+        if key is not None and key not in keys:
+            keys[key] = {"type": e.type[len(PREFIX) :], **e.data}
+    return Folded(state, last.originator_version, last.hash, organiser, last.at, keys)
 
 
 def fold_stream(tournament_id: UUID, events: list[Any]) -> Tournament:

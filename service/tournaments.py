@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 from uuid import UUID
 
 import msgspec
@@ -37,7 +37,7 @@ from service.chain import GENESIS
 from service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from service.games import Games
 from service.players import Player
-from service.records import recorded
+from service.records import keyed_game_id, recorded
 from service.store import EventStoreApp, Recorded
 from service.tournament_log import PREFIX, Folded, read_tournament
 from service.writes import Answered, Decided
@@ -64,6 +64,14 @@ class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     name: Annotated[str, Meta(max_length=100)] = ""
 
 
+class Keyed(NamedTuple):
+    """A player's tournament request: the tournament after it, and whether it was a retry
+    answered again (its Idempotency-Key's request was carried out before)."""
+
+    folded: Folded
+    replayed: bool
+
+
 class TournamentService:
     def __init__(self, store: EventStoreApp, games: Games) -> None:
         self.store = store
@@ -71,14 +79,42 @@ class TournamentService:
 
     # ---- the organiser's and the players' writes ---------------------------------------
 
-    def create(self, organiser: Player, new: NewTournament) -> Folded:
+    def create(self, organiser: Player, new: NewTournament, key: str | None = None) -> Keyed:
+        """A new tournament; with `key`, its id is the player's and the key's, so a retry
+        finds it (and is answered with it) and another request with the key is refused."""
         config = _config(new)
-        tournament_id = uuid.uuid4()
         event = {"type": "created", "config": config, "organiser": organiser.id}
-        self._run(tournament_id, lambda _: [event], new=True)
-        return self.get(tournament_id)
+        if key is None:
+            tournament_id = uuid.uuid4()
+            self._run(tournament_id, lambda _: [event], new=True)
+            return Keyed(self.get(tournament_id), replayed=False)
+        tournament_id = keyed_game_id(organiser.id, "tournament:" + key)
 
-    def register(self, player: Player, tournament_id: UUID, bot: str | None) -> Folded:
+        def asked(created: dict[str, Any] | None) -> Any:  # the request, its random seed aside
+            config = (created or {}).get("config") or {}
+            return {k: v for k, v in config.items() if k != "seed"}
+
+        def decide(t: Folded | None) -> list[dict[str, Any]]:
+            if t is None:
+                return [event]
+            stored = t.keys.get(key)
+            if (asked(stored), t.organiser) != (asked(event), organiser.id):
+                raise Unprocessable(
+                    "idempotency_key_reused", "this Idempotency-Key was used for another request"
+                )
+            return []
+
+        written = self._run(tournament_id, decide, new=True, key=key)
+        return Keyed(self.get(tournament_id), replayed=not written)
+
+    def register(
+        self, player: Player, tournament_id: UUID, bot: str | None, key: str | None = None
+    ) -> Keyed:
+        def again(asked: dict[str, Any], t: Folded) -> bool:
+            if asked["type"] != "registered" or asked.get("bot") != bot:
+                return False
+            return asked["entrant"] == player.id if bot is None else player.id == t.organiser
+
         def decide(t: Folded) -> list[dict[str, Any]]:
             state: Tournament = t.state
             if state.status != "open":
@@ -102,12 +138,18 @@ class TournamentService:
                 entrant, name = player.id, player.name
             return [{"type": "registered", "entrant": entrant, "name": name, "bot": bot}]
 
-        return self._write(tournament_id, decide)
+        return self._write(tournament_id, decide, key=key, again=again)
 
-    def withdraw(self, player: Player, tournament_id: UUID, entrant: str | None) -> Folded:
+    def withdraw(
+        self, player: Player, tournament_id: UUID, entrant: str | None, key: str | None = None
+    ) -> Keyed:
         """An entrant leaves (the organiser may withdraw anyone); a running game of theirs
         is forfeited by the director at its next tick (at once here too)."""
         who = entrant or player.id
+
+        def again(asked: dict[str, Any], t: Folded) -> bool:
+            allowed = player.id in (who, t.organiser)
+            return asked["type"] == "withdrawn" and asked["entrant"] == who and allowed
 
         def decide(t: Folded) -> list[dict[str, Any]]:
             state: Tournament = t.state
@@ -119,11 +161,14 @@ class TournamentService:
                 raise Conflict("tournament_finished", "the tournament is over")
             return [{"type": "withdrawn", "entrant": who}]
 
-        folded = self._write(tournament_id, decide)
-        self._forfeit_withdrawn(folded)
-        return folded
+        done = self._write(tournament_id, decide, key=key, again=again)
+        self._forfeit_withdrawn(done.folded)
+        return done
 
-    def start(self, player: Player, tournament_id: UUID) -> Folded:
+    def start(self, player: Player, tournament_id: UUID, key: str | None = None) -> Keyed:
+        def again(asked: dict[str, Any], t: Folded) -> bool:
+            return asked["type"] == "started" and player.id == t.organiser
+
         def decide(t: Folded) -> list[dict[str, Any]]:
             state: Tournament = t.state
             if player.id != t.organiser:
@@ -137,8 +182,8 @@ class TournamentService:
                 )
             return [{"type": "started"}]
 
-        self._write(tournament_id, decide, first_round=True)
-        return self.advance(tournament_id)
+        done = self._write(tournament_id, decide, first_round=True, key=key, again=again)
+        return Keyed(self.advance(tournament_id), done.replayed)
 
     # ---- the director ------------------------------------------------------------------
 
@@ -244,16 +289,34 @@ class TournamentService:
     def get(self, tournament_id: UUID) -> Folded:
         return read_tournament(self.store, tournament_id)
 
+    def _found(self, tournament_id: UUID) -> Folded | None:
+        try:
+            return self.get(tournament_id)
+        except NotFound:
+            return None
+
     def _write(
         self,
         tournament_id: UUID,
         decide: Callable[[Folded], list[dict[str, Any]]],
         first_round: bool = False,
-    ) -> Folded:
+        key: str | None = None,
+        again: Callable[[dict[str, Any], Folded], bool] | None = None,
+    ) -> Keyed:
         """Save what `decide` makes of the tournament now (with `first_round`, the first
-        round's tables in the same save)."""
+        round's tables in the same save), keyed `key`: a request whose key the stream
+        holds already is a retry when `again` says it asked the same (nothing is written:
+        answered again), else refused."""
 
         def events(t: Folded) -> list[dict[str, Any]]:
+            asked = t.keys.get(key) if key is not None else None
+            if asked is not None:
+                if again is None or not again(asked, t):
+                    raise Unprocessable(
+                        "idempotency_key_reused",
+                        "this Idempotency-Key was used for another request",
+                    )
+                return []
             made = decide(t)
             if first_round:
                 state = t.state
@@ -262,29 +325,32 @@ class TournamentService:
                 made += self._next_events(state)
             return made
 
-        self._run(tournament_id, events)
-        return self.get(tournament_id)
+        written = self._run(tournament_id, events, key=key)
+        return Keyed(self.get(tournament_id), replayed=not written)
 
     def _run(
         self,
         tournament_id: UUID,
         decide: Callable[[Folded], list[dict[str, Any]]],
         new: bool = False,
+        key: str | None = None,
     ) -> int:
         """One write of the tournament's stream through the write driver: `decide` on its
         state as stored (in a worker thread: the director's decisions read its games);
         how many events were saved."""
 
         async def read(fresh: bool) -> Folded | None:
-            if new:
+            if new and (key is None or not fresh):  # a keyed create may find its retry's
                 return None
+            if new:
+                return await self.games.writes.in_thread(self._found, tournament_id)
             return await self.games.writes.in_thread(self.get, tournament_id)
 
         def decided(t: Folded | None, at: str) -> Decided | Answered:
             made = decide(t) if t is not None else decide(None)  # type: ignore[arg-type]
             if not made:
                 return Answered(0)
-            out = _recorded(tournament_id, t, made, at)
+            out = _recorded(tournament_id, t, made, at, key)
             last = out[-1].originator_version
             return Decided(out, lambda: len(out), streams=((tournament_id, last),))
 
@@ -296,9 +362,14 @@ class TournamentService:
 
 
 def _recorded(
-    tournament_id: UUID, after: Folded | None, events: list[dict[str, Any]], at: str
+    tournament_id: UUID,
+    after: Folded | None,
+    events: list[dict[str, Any]],
+    at: str,
+    key: str | None = None,
 ) -> list[Recorded]:
-    """The tournament's events after `after`, stamped `at` and chained."""
+    """The tournament's events after `after`, stamped `at`, keyed `key` (a request's
+    Idempotency-Key) and chained."""
     version = after.version if after else 0
     prev = after.last_hash if after else GENESIS
     at = max(at, after.last_at) if after else at  # the stream's stamps never go back
@@ -307,7 +378,7 @@ def _recorded(
         data = {k: v for k, v in event.items() if k != "type"}
         version += 1
         e = recorded(
-            tournament_id, version, prev, PREFIX + event["type"], "system", None, None, data, at
+            tournament_id, version, prev, PREFIX + event["type"], "system", None, key, data, at
         )
         out.append(e)
         prev = e.hash

@@ -222,6 +222,6 @@ def test_a_tournament_registration_twice(racers: Racers) -> None:
     pairs = zip(racers.stores, racers.services, strict=True)
     tournaments = [TournamentService(store, service.games) for store, service in pairs]
     new = NewTournament(game="secret-duel", format="swiss", table_size=2, rounds=1)
-    tid = uuid.UUID(str(tournaments[0].create(ann, new).state.id))
-    register = [lambda _, t=t: t.register(ann, tid, None).version for t in tournaments]
+    tid = uuid.UUID(str(tournaments[0].create(ann, new).folded.state.id))
+    register = [lambda _, t=t: t.register(ann, tid, None).folded.version for t in tournaments]
     _one_won(racers, racers.race(*register), "already_registered")

@@ -174,3 +174,51 @@ def test_a_moves_key_is_not_a_resignations(api: Api) -> None:
     assert moved.status_code == 200, moved.text
     reused = _post(api, ada, duel, "resign", "mine")
     assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+
+
+def _first_round(answer: Any) -> list[str]:
+    return [table["game"] for table in answer.json()["rounds"][0]["tables"]]
+
+
+def test_keyed_tournament_requests_happen_once(api: Api) -> None:
+    """Create, register, withdraw and start, each sent again with its key: answered again
+    (`Idempotent-Replayed: true`), nothing written again; the key with another request is
+    refused."""
+    org, ada = api.player("org"), api.player("ada")
+    body = {"game": "secret-duel", "format": "swiss", "table_size": 2, "rounds": 1}
+
+    def post(who: dict[str, str], path: str, key: str, json: Any = None) -> Any:
+        return api.client.post(path, json=json, headers=Api.auth(who, key))
+
+    first = post(org, "/v1/tournaments", "t-1", body)
+    assert first.status_code == 201 and "idempotent-replayed" not in first.headers, first.text
+    tid = first.json()["id"]
+    stored = stored_events(api)
+    again = post(org, "/v1/tournaments", "t-1", body)
+    assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
+    assert again.json()["id"] == tid and again.headers["location"] == first.headers["location"]
+    other = post(org, "/v1/tournaments", "t-1", {**body, "rounds": 2})
+    assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
+    assert stored_events(api) == stored
+    base = f"/v1/tournaments/{tid}"
+    for who, path, key, json in (
+        (ada, f"{base}/register", "r-1", None),
+        (org, f"{base}/register", "r-2", {"bot": "random"}),
+        (org, f"{base}/register", "r-3", {"bot": "random"}),
+        (org, f"{base}/withdraw", "w-1", {"entrant": "bot:random:2"}),
+        (org, f"{base}/start", "s-1", None),
+    ):
+        done = post(who, path, key, json)
+        assert done.status_code == 200 and "idempotent-replayed" not in done.headers, done.text
+        stored = stored_events(api)
+        again = post(who, path, key, json)
+        assert again.status_code == 200, (path, again.text)
+        assert again.headers["idempotent-replayed"] == "true", path
+        if path.endswith("/start"):  # its games' bots play on: the same first round
+            assert _first_round(again) == _first_round(done)
+        else:
+            assert stored_events(api) == stored, path
+    reused = post(org, f"{base}/withdraw", "r-2", {"entrant": "bot:random:1"})
+    assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+    plain = post(ada, f"{base}/register", "r-9")  # a new key: a new request, refused as such
+    assert plain.status_code == 409 and plain.json()["code"] == "tournament_started"

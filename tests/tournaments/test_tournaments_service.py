@@ -65,7 +65,7 @@ def _bots_tournament(
     tournaments: TournamentService, organiser: Player, entrants: int, **config: Any
 ) -> UUID:
     new = msgspec.convert({"game": "puerto-rico", "table_size": 4, **config}, NewTournament)
-    t = tournaments.create(organiser, new)
+    t = tournaments.create(organiser, new).folded
     tid = UUID(t.state.id)
     for i in range(entrants):
         tournaments.register(organiser, tid, "greedy" if i % 3 == 0 else "random")
@@ -151,7 +151,7 @@ def test_registration_and_start_are_refused_when_they_should_be(
 ) -> None:
     ada = Players(store).register("ada")[0]
     new = NewTournament(game="caylus", format="swiss", table_size=3, rounds=2)
-    tid = UUID(tournaments.create(organiser, new).state.id)
+    tid = UUID(tournaments.create(organiser, new).folded.state.id)
     tournaments.register(ada, tid, None)
     with pytest.raises(Conflict) as twice:
         tournaments.register(ada, tid, None)
@@ -177,7 +177,7 @@ def test_an_odd_number_at_two_seat_tables_gives_byes_evenly(
     tournaments: TournamentService, games: GameService, organiser: Player
 ) -> None:
     new = NewTournament(game="caylus", format="swiss", table_size=2, rounds=5)
-    tid = UUID(tournaments.create(organiser, new).state.id)
+    tid = UUID(tournaments.create(organiser, new).folded.state.id)
     for _ in range(5):
         tournaments.register(organiser, tid, "random")
     tournaments.start(organiser, tid)
@@ -200,7 +200,7 @@ def test_a_withdrawal_forfeits_the_running_game_and_a_stalled_seat_times_out(
         game="caylus", format="swiss", table_size=2, rounds=2,
         clock={"kind": "deadline", "per_decision_s": 60},
     )  # fmt: skip
-    tid = UUID(tournaments.create(organiser, new).state.id)
+    tid = UUID(tournaments.create(organiser, new).folded.state.id)
     for player in (ada, bob):
         tournaments.register(player, tid, None)
     tournaments.register(organiser, tid, "random")
@@ -211,7 +211,7 @@ def test_a_withdrawal_forfeits_the_running_game_and_a_stalled_seat_times_out(
     waiting = [tb for tb in t.state.rounds[0].tables if tb.ranks is None]
     assert waiting, "a human's table is still running"
     assert tournaments.advance(tid).state.rounds[-1].complete is False  # the round waits
-    t = tournaments.withdraw(ada, tid, None)
+    t = tournaments.withdraw(ada, tid, None).folded
     ada_table = next(tb for tb in t.state.rounds[0].tables if ada.id in tb.seats)
     forfeited = games.settled(UUID(ada_table.game))  # a bot plays the forfeited seat out
     assert forfeited.status == "finished" and forfeited.forfeited
@@ -367,9 +367,9 @@ def test_bot_entrants_keep_distinct_ids_after_a_withdrawal(
     tournaments: TournamentService, organiser: Player
 ) -> None:
     new = NewTournament(game="caylus", format="swiss", table_size=2, rounds=1)
-    tid = UUID(tournaments.create(organiser, new).state.id)
+    tid = UUID(tournaments.create(organiser, new).folded.state.id)
     for _ in range(3):
         tournaments.register(organiser, tid, "random")
     tournaments.withdraw(organiser, tid, "bot:random:1")
-    t = tournaments.register(organiser, tid, "random")
+    t = tournaments.register(organiser, tid, "random").folded
     assert len(t.state.entrants) == 3 == len(set(t.state.entrants))

@@ -136,7 +136,7 @@ def test_a_finished_tournament_is_logged_and_its_export_carries_the_proof(
             {"game": "secret-duel", "table_size": 2, "format": "swiss", "rounds": 1},
             NewTournament,
         )
-        tid = UUID(tournaments.create(organiser, new).state.id)
+        tid = UUID(tournaments.create(organiser, new).folded.state.id)
         for _ in range(2):
             tournaments.register(organiser, tid, "random")
         tournaments.start(organiser, tid)
