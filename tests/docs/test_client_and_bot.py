@@ -5,7 +5,10 @@ and refusals."""
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -130,3 +133,14 @@ def test_the_clients_answers_are_the_servers_bodies(name: str) -> None:
     mine = getattr(answers, name)
     server = getattr(schemas, name, None) or getattr(game_types, name)
     assert _shape(msgspec.json.schema(mine)) == _shape(msgspec.json.schema(server))
+
+
+def test_the_readme_documents_every_attribute_of_a_turn() -> None:
+    """The README's list of a `Turn`'s attributes is the class's: none missing, none made up."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    paragraph = text[text.index("A `Turn` (`api/bot_runner.py`) has:") :].split("\n\n")[0]
+    documented = set(re.findall(r"`turn\.(\w+)`", paragraph))
+    turn = Turn(game="caylus", game_id="g", seat=0, version=1, legal=[], rng=random.Random(1))
+    public = {name for name in vars(turn) if not name.startswith("_")}
+    public |= {n for n, v in vars(Turn).items() if isinstance(v, property)}
+    assert documented == public
