@@ -29,6 +29,8 @@ import pytest
 
 from service.settings import Settings
 from tests.conftest import LiveServer
+from tests.support.api import Api
+from tests.support.waits import wait_until
 
 pytestmark = pytest.mark.xdist_group("examples")  # one live server and one world per run
 
@@ -54,43 +56,29 @@ def examples(document: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
 OPERATIONS = sorted(examples(COMMITTED))
 
 
-class World:
+class World(Api):
     """What the examples act on, made through the API (the examples' own requests aside)."""
 
     def __init__(self, url: str) -> None:
-        self.http = httpx.Client(base_url=url, timeout=60)
-
-    def player(self, name: str = "ada") -> dict[str, str]:
-        r = self.http.post("/v1/players", json={"name": name})
-        assert r.status_code == 201, r.text
-        player: dict[str, str] = r.json()
-        return player
-
-    @staticmethod
-    def auth(player: dict[str, str]) -> dict[str, str]:
-        return {"Authorization": f"Bearer {player['api_key']}"}
+        super().__init__(httpx.Client(base_url=url, timeout=60))
 
     def post(self, path: str, player: dict[str, str], body: Any = None) -> dict[str, Any]:
-        r = self.http.post(path, json=body, headers=self.auth(player))
+        r = self.client.post(path, json=body, headers=self.auth(player))
         assert r.status_code in (200, 201), (path, r.text)
         answer: dict[str, Any] = r.json()
         return answer
 
-    def game(self, creator: dict[str, str], seats: int = 3, **body: Any) -> dict[str, Any]:
+    def new_game(self, creator: dict[str, str], seats: int = 3, **body: Any) -> dict[str, Any]:
         return self.post("/v1/games", creator, {"game": "puerto-rico", "seats": seats, **body})
 
     def over(self, game_id: str, timeout: float = 120) -> dict[str, Any]:
-        """The game once finished (the bots play it out on their own)."""
+        """The game once finished (the bots play it out on their own), by the long poll."""
         deadline = time.monotonic() + timeout
-        version = 0
-        while time.monotonic() < deadline:
-            r = self.http.get(f"/v1/games/{game_id}",
-                              params={"wait_for_version": version, "timeout_s": 10})  # fmt: skip
-            game: dict[str, Any] = r.json()
-            if game["status"] in ("finished", "aborted"):
-                return game
-            version = game["version"]
-        raise AssertionError(f"game {game_id} is not over after {timeout} s")
+        game = self.game(game_id)
+        while game["status"] not in ("finished", "aborted"):
+            assert time.monotonic() < deadline, f"game {game_id} is not over after {timeout} s"
+            game = self.wait(game_id, game["version"], timeout=10)
+        return game
 
     @cached_property
     def someone(self) -> dict[str, str]:
@@ -101,14 +89,12 @@ class World:
         """A rated game the bots have played to the end (hundreds of events), the greedy bot
         in seat 1."""
         bots = {"0": "random", "1": "greedy", "2": "random"}
-        return self.over(self.game(self.someone, bots=bots, rated=True)["id"])
+        return self.over(self.new_game(self.someone, bots=bots, rated=True)["id"])
 
     def profile(self, player_id: str) -> None:
         """Once the read model (which trails the games) has `player_id`'s profile."""
-        deadline = time.monotonic() + 30
-        while self.http.get(f"/v1/players/{player_id}").status_code == 404:
-            assert time.monotonic() < deadline, f"no profile of {player_id} after 30 s"
-            time.sleep(0.2)
+        found = lambda: self.client.get(f"/v1/players/{player_id}").status_code != 404  # noqa: E731
+        wait_until(found, 30, f"the profile of {player_id}")
 
     @cached_property
     def tournament(self) -> dict[str, Any]:
@@ -117,19 +103,18 @@ class World:
 
     def resigned(self, player: dict[str, str]) -> dict[str, Any]:
         """A two-seat game of `player` and a bot, which `player` resigns: finished."""
-        game = self.game(player, seats=2, seat=0, bots={"1": "random"})
+        game = self.new_game(player, seats=2, seat=0, bots={"1": "random"})
         self.post(f"/v1/games/{game['id']}/resign", player)
         return self.over(game["id"])
 
     def logged(self, size: int) -> None:
         """Once a head is signed over at least `size` leaves (each ended game is one)."""
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            r = self.http.get("/v1/transparency/head")
-            if r.status_code == 200 and r.json()["tree_size"] >= size:
-                return
-            time.sleep(0.2)
-        raise AssertionError(f"no head over {size} leaves after 30 s")
+
+        def signed() -> bool:
+            r = self.client.get("/v1/transparency/head")
+            return r.status_code == 200 and r.json()["tree_size"] >= size
+
+        wait_until(signed, 30, f"a head over {size} leaves")
 
 
 # What an operation's example acts on: its key, and ids for the path's placeholders.
@@ -149,17 +134,17 @@ def common(world: World) -> Prepared:
 def open_game_of_the_key(world: World) -> Prepared:
     """abortGame: the key's player created the game, which has not started."""
     creator = world.player()
-    return creator, {"game_id": world.game(creator, seat=0)["id"]}
+    return creator, {"game_id": world.new_game(creator, seat=0)["id"]}
 
 
 def open_game_of_another(world: World) -> Prepared:
     """joinGame (`{"seat": 1}`): seat 1 is free."""
-    return world.player(), {"game_id": world.game(world.player(), seat=0)["id"]}
+    return world.player(), {"game_id": world.new_game(world.player(), seat=0)["id"]}
 
 
 def seated_in_an_open_game(world: World) -> Prepared:
     """leaveGame: the key's player sits in seat 1 of a game that has not started."""
-    game = world.game(world.player(), seat=0)
+    game = world.new_game(world.player(), seat=0)
     joiner = world.player()
     world.post(f"/v1/games/{game['id']}/join", joiner, {"seat": 1})
     return joiner, {"game_id": game["id"]}
@@ -170,12 +155,12 @@ def awaited_at_version_12(world: World) -> Prepared:
     in a Puerto Rico game, which starts at version 12 awaiting its governor's first role;
     the key is the governor's."""
     players = [world.player(f"p{seat}") for seat in range(5)]
-    game = world.game(players[0], seats=5, seat=0)
+    game = world.new_game(players[0], seats=5, seat=0)
     for seat, player in enumerate(players[1:], 1):
         game = world.post(f"/v1/games/{game['id']}/join", player, {"seat": seat})
     assert game["version"] == 12 and len(game["awaiting"]) == 1, game
     governor = players[game["awaiting"][0]]
-    legal = world.http.get(f"/v1/games/{game['id']}/legal-moves", headers=world.auth(governor))
+    legal = world.client.get(f"/v1/games/{game['id']}/legal-moves", headers=world.auth(governor))
     assert {"type": "choose_role", "role": "settler"} in legal.json()["moves"], legal.text
     return governor, {"game_id": game["id"]}
 
@@ -183,7 +168,7 @@ def awaited_at_version_12(world: World) -> Prepared:
 def seated_in_a_running_game(world: World) -> Prepared:
     """resignGame: the key's player sits in a game that has started."""
     player = world.player()
-    return player, {"game_id": world.game(player, seats=2, seat=0, bots={"1": "random"})["id"]}
+    return player, {"game_id": world.new_game(player, seats=2, seat=0, bots={"1": "random"})["id"]}
 
 
 def seated_in_a_finished_game(world: World) -> Prepared:
@@ -242,10 +227,8 @@ def finished_game_logged(world: World) -> Prepared:
     store a moment later."""
     prepared = common(world)
     subject = prepared[1]["subject_id"]
-    deadline = time.monotonic() + 30
-    while world.http.get(f"/v1/transparency/inclusion/{subject}").status_code == 404:
-        assert time.monotonic() < deadline, f"{subject} is not in the log after 30 s"
-        time.sleep(0.2)
+    path = f"/v1/transparency/inclusion/{subject}"
+    wait_until(lambda: world.client.get(path).status_code != 404, 30, f"{subject} in the log")
     return prepared
 
 
@@ -278,7 +261,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def world(live: LiveServer) -> Iterator[World]:
     world = World(live.url)
     yield world
-    world.http.close()
+    world.client.close()
 
 
 @pytest.fixture(scope="module")
