@@ -13,7 +13,8 @@ from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.schemas import ProblemBody
-from service.errors import Problem, field_at
+from domain.refusals import field_at
+from service.errors import Problem
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("tabletop.api")
@@ -230,10 +231,12 @@ HANDLERS = {
 }
 
 
-def documented(*statuses: int) -> dict[int, ResponseSpec]:
+def documented(*statuses: int, api: bool = True) -> dict[int, ResponseSpec]:
     """OpenAPI entries for the problem responses a route can give (and 429 and 503, which
     any route gives: a rate limit reached, the store down or the server overloaded; both
-    with Retry-After)."""
+    with Retry-After; and 401, which every route of the API under /v1/ gives to a wrong
+    key: api/guard.py)."""
+    always = (401, 429, 503) if api else (429, 503)
     return {
         s: ResponseSpec(
             data_container=ProblemBody,
@@ -241,5 +244,5 @@ def documented(*statuses: int) -> dict[int, ResponseSpec]:
             description=_STATUS[s],
             generate_examples=False,
         )
-        for s in (*statuses, 429, 503)
+        for s in sorted({*statuses, *always})
     }

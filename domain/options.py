@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from domain.contract import Game, RuleError
+from domain.refusals import field_at
 
 
 def parse_options(game: Game[Any, Any], raw: Any, seats: int) -> Any:
@@ -38,8 +39,7 @@ def parse_options(game: Game[Any, Any], raw: Any, seats: int) -> Any:
     try:
         options = msgspec.convert(raw, game.options_type, strict=True)
     except msgspec.ValidationError as error:
-        _, at, path = str(error).rpartition(" - at `$")  # msgspec says where: `$.rounds`
-        field = "options" + path.rstrip("`") if at else "options"
+        field, _ = field_at(str(error), "options")
         raise RuleError("invalid_options", f"options: {error}", field) from None
     game.validate_options(options, seats)
     return options

@@ -24,10 +24,11 @@ from domain.bots import BotSpecError, resolve_bot
 from domain.contract import Game, RuleError, SeatInfo
 from domain.options import parse_options
 from domain.randomness import commitment, rng_for
+from domain.refusals import field_at
 from domain.registry import get as get_game
 from service import clocks, lifecycle
 from service.chain import GENESIS, RANDOMNESS
-from service.errors import Conflict, Forbidden, Problem, Unprocessable, field_at
+from service.errors import Conflict, Forbidden, Problem, Unprocessable
 from service.fold import (
     GAME_ABORTED,
     GAME_CREATED,
