@@ -42,7 +42,13 @@ MAX_WAIT_S = 60  # the longest long poll (GET /v1/games/{id}?wait_for_version=)
 # ---- games --------------------------------------------------------------------------------
 
 
-@get("/v1/game-types", operation_id="listGameTypes", tags=["games"], sync_to_thread=False)
+@get(
+    "/v1/game-types",
+    operation_id="listGameTypes",
+    tags=["games"],
+    sync_to_thread=False,
+    responses=documented(),
+)
 def list_game_types() -> list[s.GameType]:
     """The games this server hosts: their names, seat counts, options with defaults, bots,
     time controls and timeout policies.

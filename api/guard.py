@@ -32,12 +32,13 @@ from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.bootstrap import CALLER, Tabletop
 from api.errors import PROBLEM_JSON, problem_body
 from api.health import SUSPECT_AFTER
 from api.limits import retry_after
 
 if TYPE_CHECKING:
-    from api.bootstrap import Tabletop
+    from service.players import Player
 
 API = "/v1/"
 _answering: set[asyncio.Task[None]] = set()
@@ -95,23 +96,25 @@ def _key_checked(t: Tabletop, token: str, next_app: ASGIApp) -> ASGIApp:
     gets the request its 503 like any other."""
 
     async def checked(scope: Scope, receive: Receive, send: Send) -> None:
-        if not await _valid(t, token):
+        player = await _player(t, token)
+        if player is None:
             detail = "the API key is not valid (send Authorization: Bearer <api_key>)"
             await _refuse(send, 401, "unauthorized", detail, None)
             return
+        scope[CALLER] = player  # type: ignore[literal-required]  # the handler's caller
         await next_app(scope, receive, send)
 
     return checked
 
 
-async def _valid(t: Tabletop, token: str) -> bool:
-    """Whether `token` is a player's API key: on the loop when its player is in memory,
-    else in a worker thread (it may read the store)."""
+async def _player(t: Tabletop, token: str) -> Player | None:
+    """The player whose API key `token` is: on the loop when its player is in memory, else
+    in a worker thread (it may read the store)."""
     if not token:
-        return False
+        return None
     if t.players.known(token):
-        return t.players.authenticate(token) is not None
-    return await anyio.to_thread.run_sync(t.players.authenticate, token) is not None
+        return t.players.authenticate(token)
+    return await anyio.to_thread.run_sync(t.players.authenticate, token)
 
 
 async def _answered(

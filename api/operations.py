@@ -26,7 +26,7 @@ class RunHealth(Health):
     "/health",
     operation_id="health",
     tags=["operations"],
-    responses=documented(503),
+    responses=documented(503, api=False),
 )
 async def health(tabletop: Shared) -> Health:
     """Whether the event store answers: 200 `ok`, or 503 `store_unavailable` within 2 seconds

@@ -62,7 +62,13 @@ class ConsistencyOut(msgspec.Struct, kw_only=True):
     proof: list[str]  # RFC 9162 consistency proof, hex
 
 
-@get("/v1/keys", operation_id="listKeys", tags=["trust"], sync_to_thread=True)
+@get(
+    "/v1/keys",
+    operation_id="listKeys",
+    tags=["trust"],
+    sync_to_thread=True,
+    responses=documented(),
+)
 def list_keys(tabletop: Shared) -> KeysOut:
     """The service's Ed25519 public keys: the current one signs exports and tree heads; an
     older (rotated) one still verifies what it signed. Save this for `tabletop verify --key`.
