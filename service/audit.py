@@ -35,6 +35,7 @@ from service.fold import (
     SEAT_TAKEN,
     SERVICE_EVENTS,
     TIMED_OUT,
+    UNREADABLE,
     Fold,
     new_fold,
 )
@@ -215,66 +216,70 @@ def _rerun(
     while i < len(events):
         line = events[i]
         version = line.get("version", i + 1)
-        kind = line.get("type")
-        if fold.bot_clocks:
-            at = str(line.get("at"))
-            if at < stamped:
-                return version, "stamped before the event it follows"
-            stamped = at
         try:
-            answers_timeout = timed_out is not None
-            if timed_out is not None:
-                how = _after_timeout(fold, timed_out, line)
+            kind = line.get("type")
+            if fold.bot_clocks:
+                at = str(line.get("at"))
+                if at < stamped:
+                    return version, "stamped before the event it follows"
+                stamped = at
+            try:
+                answers_timeout = timed_out is not None
+                if timed_out is not None:
+                    how = _after_timeout(fold, timed_out, line)
+                    if how is not None:
+                        return version, how
+                    timed_out = None
+                data = line.get("data") or {}
+                timeout_forfeit = kind == SEAT_FORFEITED and data.get("reason") == "timed_out"
+                if timeout_forfeit and not answers_timeout:
+                    return version, "a timeout forfeit with no timeout before it"
+                if fold.over:
+                    if kind not in AFTER_THE_END or fold.aborted or line.get("clock") is not None:
+                        return version, "events after the end"
+                    fold.apply(_as_recorded(line))  # a rematch's offer and answers
+                    i += 1
+                    continue
+                if kind == TIMED_OUT and not bot_decides_later:
+                    timed_out = (line.get("data") or {}).get("seat")
+                if kind in SERVICE_EVENTS:
+                    how = _lifecycle_differs(fold, line, seed)
+                    if how is not None:
+                        return version, how
+                    fold.apply(_as_recorded(line))
+                    i += 1
+                    if kind == SEAT_TAKEN and fold.seeded and not fold.free_seats():
+                        following = events[i].get("type") if i < len(events) else None
+                        if following != RANDOMNESS_FIXED:
+                            return version, "the last seat taken, but the client seeds not fixed"
+                    starts = RANDOMNESS_FIXED if fold.seeded else SEAT_TAKEN
+                    if kind == starts and not fold.free_seats():
+                        rng = rng_for(fold.rules_seed(seed), version)
+                        expected = game.setup(fold.options, fold.seats, rng)
+                        how2 = _replayed(fold, expected, events[i:], "system", None)
+                        if how2 is not None:
+                            return how2
+                        i += len(expected)
+                    continue
+                seat = line.get("seat")
+                if not isinstance(seat, int) or line.get("command") is None:
+                    return version, f"{kind} has no command to re-run"
+                how = _timing_differs(fold, seat, line)
                 if how is not None:
                     return version, how
-                timed_out = None
-            data = line.get("data") or {}
-            if kind == SEAT_FORFEITED and data.get("reason") == "timed_out" and not answers_timeout:
-                return version, "a timeout forfeit with no timeout before it"
-            if fold.over:
-                if kind not in AFTER_THE_END or fold.aborted or line.get("clock") is not None:
-                    return version, "events after the end"
-                fold.apply(_as_recorded(line))  # a rematch's offer and answers
-                i += 1
-                continue
-            if kind == TIMED_OUT and not bot_decides_later:
-                timed_out = (line.get("data") or {}).get("seat")
-            if kind in SERVICE_EVENTS:
-                how = _lifecycle_differs(fold, line, seed)
-                if how is not None:
-                    return version, how
-                fold.apply(_as_recorded(line))
-                i += 1
-                if kind == SEAT_TAKEN and fold.seeded and not fold.free_seats():
-                    following = events[i].get("type") if i < len(events) else None
-                    if following != RANDOMNESS_FIXED:
-                        return version, "the last seat taken, but the client seeds not fixed"
-                starts = RANDOMNESS_FIXED if fold.seeded else SEAT_TAKEN
-                if kind == starts and not fold.free_seats():
-                    rng = rng_for(fold.rules_seed(seed), version)
-                    expected = game.setup(fold.options, fold.seats, rng)
-                    how2 = _replayed(fold, expected, events[i:], "system", None)
-                    if how2 is not None:
-                        return how2
-                    i += len(expected)
-                continue
-            seat = line.get("seat")
-            if not isinstance(seat, int) or line.get("command") is None:
-                return version, f"{kind} has no command to re-run"
-            how = _timing_differs(fold, seat, line)
-            if how is not None:
-                return version, how
-            command = msgspec.convert(line["command"], game.command_type)
-            rng = rng_for(fold.rules_seed(seed), version - 1)
-            expected = game.decide(fold.state, seat, command, rng)
-            how2 = _replayed(fold, expected, events[i:], seat, line["command"])
-            if how2 is not None:
-                return how2
-            i += len(expected)
-        except RuleError as error:
-            return version, f"the rules refuse the recorded command: {error.code}"
-        except (msgspec.ValidationError, KeyError, TypeError, ValueError) as error:
-            return version, f"unreadable event: {error}"
+                command = msgspec.convert(line["command"], game.command_type)
+                rng = rng_for(fold.rules_seed(seed), version - 1)
+                expected = game.decide(fold.state, seat, command, rng)
+                how2 = _replayed(fold, expected, events[i:], seat, line["command"])
+                if how2 is not None:
+                    return how2
+                i += len(expected)
+            except RuleError as error:
+                return version, f"the rules refuse the recorded command: {error.code}"
+            except (msgspec.ValidationError, KeyError, TypeError, ValueError) as error:
+                return version, f"unreadable event: {error}"
+        except UNREADABLE as error:  # a value the fold cannot take (a seat out of range...)
+            return version, f"an event that cannot be applied ({error!r})"
     if timed_out is not None:
         return len(events), "a timeout with nothing of its policy after it"
     if not fold.over and _final(fold) is not None:
