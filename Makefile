@@ -32,8 +32,9 @@ lint: $(SYNCED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-openapi: $(SYNCED)
+openapi: $(SYNCED)  ## write what is generated: the document, clients' types, game pages
 	$(PY) -m api.openapi
+	cd clients/typescript && npm ci --no-audit --no-fund --silent && npm run -s generate
 
 openapi-check: $(SYNCED)
 	$(PY) -m api.openapi --check

@@ -37,7 +37,7 @@ from api.game_routes import (
     resign_game,
     submit_move,
 )
-from api.game_types import get_game_type, renderers
+from api.game_types import get_game_type
 from api.guard import GuardMiddleware
 from api.head import head_as_get
 from api.live import stream_events
@@ -48,6 +48,7 @@ from api.player_routes import create_player, create_stream_token
 from api.player_stream import player_stream
 from api.tournaments import ROUTES as tournament_routes
 from api.trust import ROUTES as trust_routes
+from api.typed_document import renderers
 from api.viewer import VIEWER
 from service.settings import Settings
 

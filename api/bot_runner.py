@@ -30,12 +30,13 @@ from typing import Any
 import httpx
 import msgspec
 import structlog
+from tabletop_client import ApiError, Client, game_of
+from tabletop_client.models import GameOut, LegalMoves
 
 from api.game_types import view_type
 from domain.bots import BotSpecError, resolve_bot
 from domain.contract import SeatInfo
 from domain.registry import GAMES
-from tabletop.client import ApiError, Client, GameOut, LegalMoves, commands
 
 log = structlog.get_logger("tabletop.bot")
 POLL = 1.0  # seconds between looks at the running games, without a player stream
@@ -86,6 +87,13 @@ class Turn:
 
 
 Policy = Callable[[Turn], Any]
+
+
+def commands(game: str, moves: list[Any]) -> list[Any]:
+    """Legal moves (the client's types) as the game's command structs (`domain.<game>`),
+    what the server's bots and a policy of the server's code decide on."""
+    command_type = GAMES[game].command_type
+    return [msgspec.convert(msgspec.to_builtins(move), command_type) for move in moves]
 
 
 class PolicyError(Exception):
@@ -245,7 +253,7 @@ class Runner:
         if (known := self.games.get(game_id)) is not None:
             return known
         game = self._read(game_id)
-        return game.game, game.your_seat
+        return game_of(game), game.your_seat
 
     def _view(self, game_id: str, version: int) -> tuple[int, Any]:
         """The seat's view at `version` as last read, or read now (the game's version then)."""
@@ -264,7 +272,7 @@ class Runner:
         if game.status in OVER:
             self._ended(game.id, game.status)
         elif game.id not in self.over:
-            self.games[game.id] = (game.game, game.your_seat)
+            self.games[game.id] = (game_of(game), game.your_seat)
             self.views[game.id] = (game.version, game.view)
 
     def _ended(self, game_id: str, status: str, data: dict[str, Any] | None = None) -> None:

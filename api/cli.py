@@ -267,9 +267,10 @@ def bot(
     seed: Annotated[int | None, typer.Option(help="the policy's random seed")] = None,
 ) -> None:
     """Play every game the player is seated in, with a policy (api/bot_runner.py)."""
+    from tabletop_client import Client
+
     from api.bot_runner import PolicyError, Runner, policy_named
     from service.logs import configure
-    from tabletop.client import Client
 
     configure(False)
     with Client(url, key, player=player) as client:

@@ -36,6 +36,8 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.typing import FieldDefinition
 
+from api.field_notes import notes
+
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
 
@@ -58,9 +60,21 @@ class StrictStructSchemas(StructSchemaPlugin):
         info = msgspec.inspect.type_info(field_definition.type_)
         if isinstance(info, msgspec.inspect.StructType) and info.forbid_unknown_fields:
             schema.additional_properties = False
+        kind = field_definition.type_
+        own_doc = kind.__dict__.get("__doc__") if isinstance(kind, type) else None
+        if own_doc and not schema.description:  # the Struct's own docstring, not its base's
+            schema.description = " ".join(inspect.cleandoc(own_doc).split())
+        text = {}
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+            mine = notes(kind)  # by the Python name; the schema's are the wire names
+            text = {
+                f.encode_name: mine[f.name] for f in msgspec.structs.fields(kind) if f.name in mine
+            }
         for name, prop in (schema.properties or {}).items():
             if name in TIMESTAMPS and isinstance(prop, Schema):
                 _date_time(prop)
+            if text.get(name) and not getattr(prop, "description", None):
+                prop.description = text[name]  # the comment beside the field (api/field_notes.py)
         return schema
 
 

@@ -8,6 +8,7 @@ from uuid import UUID
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, FromQuery, QueryParameter
 from litestar.response import Stream
 
@@ -33,7 +34,9 @@ from service.transparency import log_of
     sync_to_thread=True,
     security=OPTIONAL_BEARER,
     response_headers=[LINK],
-    responses=documented(400, 401, 403, 404, 409, 422),
+    # A page of JSON (the NDJSON bodies are in the typed document: api/typed_document.py).
+    responses={200: ResponseSpec(s.EventPage, description="The events", generate_examples=False)}
+    | documented(400, 401, 403, 404, 409, 422),
 )
 def list_events(
     request: Request[Any, Any, Any],
@@ -62,7 +65,8 @@ def list_events(
     events = t.game_reads.visible_events(fold, seat, after, limit)
     if as_lines:
         return Stream(ndjson(events), media_type=NDJSON)
-    page = s.EventPage(fold.version, [msgspec.convert(e, s.EventOut) for e in events])
+    shown = [msgspec.convert(e, s.EventOut) for e in events]
+    page = s.EventPage(game=fold.game.name, version=fold.version, events=shown)
     full = len(events) == limit
     return Response(page, headers=next_link(request, after=events[-1]["version"] if full else None))
 

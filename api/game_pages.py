@@ -143,9 +143,8 @@ def _view_at(game: Game[Any, Any], options: Any, seats: int) -> Any:
 
 
 def _options(game: Game[Any, Any], schema: dict[str, Any]) -> list[str]:
-    notes = _field_notes(game.options_type)
     rows = [
-        [f"`{name}`", _type(prop), f"`{_json(prop.get('default'))}`", notes.get(name, "")]
+        [f"`{name}`", _type(prop), f"`{_json(prop.get('default'))}`", _what(prop)]
         for name, prop in schema.get("properties", {}).items()
     ]
     intro = [schema["description"], ""] if schema.get("description") else []
@@ -169,13 +168,12 @@ def _union(
         if doc := _doc(cls):
             yield doc
             yield ""
-        notes = _field_notes(cls)
         rows = [
             [
                 f"`{f}`",
                 _type(p),
                 "yes" if f in schema.get("required", []) else "no",
-                notes.get(f, ""),
+                _what(p),
             ]
             for f, p in schema["properties"].items()
             if f != "type"
@@ -209,9 +207,8 @@ def _view(game: Game[Any, Any], defs: dict[str, Any], example: Any) -> list[str]
         "0's view a third into a seeded game.",
         "",
     ]
-    notes = _field_notes(top)
     rows = [
-        [f"`{f}`", _type(p), notes.get(f, ""), f"`{_short(example.get(f))}`"]
+        [f"`{f}`", _type(p), _what(p), f"`{_short(example.get(f))}`"]
         for f, p in defs[name]["properties"].items()
     ]
     lines += [*_table(["field", "type", "what", "example"], rows), ""]
@@ -219,11 +216,10 @@ def _view(game: Game[Any, Any], defs: dict[str, Any], example: Any) -> list[str]
         nested = _struct_named(top, part)
         if part == name or nested is None or "properties" not in schema:
             continue
-        notes = _field_notes(nested)
         lines += [f"### `{part}`", ""]
         if doc := _doc(nested):
             lines += [doc, ""]
-        rows = [[f"`{f}`", _type(p), notes.get(f, "")] for f, p in schema["properties"].items()]
+        rows = [[f"`{f}`", _type(p), _what(p)] for f, p in schema["properties"].items()]
         lines += [*_table(["field", "type", "what"], rows), ""]
     return lines
 
@@ -350,16 +346,9 @@ def _doc(cls: type) -> str:
     return " ".join(inspect.cleandoc(doc).split())
 
 
-_NOTE = re.compile(r"^\s+(\w+)\s*:[^#]*#\s*(.+)$")
-
-
-def _field_notes(cls: type) -> dict[str, str]:
-    """field -> the comment on its line in the class's source."""
-    try:
-        lines = inspect.getsource(cls).splitlines()
-    except (OSError, TypeError):
-        return {}
-    return {m[1]: m[2].strip() for line in lines if (m := _NOTE.match(line))}
+def _what(prop: dict[str, Any]) -> str:
+    """A field's "what": its description (the comment beside it: api/field_notes.py)."""
+    return " ".join(str(prop.get("description", "")).split())
 
 
 def _type(schema: dict[str, Any]) -> str:

@@ -365,7 +365,9 @@ def _legal_moves(
 
     def page() -> s.LegalMoves:
         total, moves = t.game_reads.legal_moves(fold, seat, offset, limit)
-        return s.LegalMoves(version=fold.version, moves=moves, total=total, offset=offset)
+        return s.LegalMoves(
+            game=fold.game.name, version=fold.version, moves=moves, total=total, offset=offset
+        )
 
     answer = versioned(if_none_match, fold.version, page, seat)
     if isinstance(answer.content, s.LegalMoves):
@@ -409,6 +411,15 @@ async def submit_move(
     legal = None
     if answer.legal is not None:
         total, moves = answer.legal
-        legal = s.LegalMoves(version=answer.version, moves=moves, total=total, offset=0)
-    body = s.MoveResult(answer.version, events, answer.awaiting, answer.status, legal)
+        legal = s.LegalMoves(
+            game=answer.game, version=answer.version, moves=moves, total=total, offset=0
+        )
+    body = s.MoveResult(
+        game=answer.game,
+        version=answer.version,
+        events=events,
+        awaiting=answer.awaiting,
+        status=answer.status,
+        legal=legal,
+    )
     return Response(body, headers=replayed_header(answer.replayed))

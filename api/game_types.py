@@ -14,13 +14,11 @@ from functools import cache
 from typing import Any
 
 import msgspec
-from litestar import Request, get
-from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, YamlRenderPlugin
+from litestar import get
 from litestar.params import FromPath
-from litestar.router import Router
 
 from api.errors import documented
-from api.schema_assets import Redoc, SwaggerUI
+from api.field_notes import described, structs
 from domain.contract import Game
 from domain.registry import GAMES
 from service.errors import NotFound
@@ -46,6 +44,8 @@ def _schemas(name: str, ref: str) -> tuple[dict[str, Any], dict[str, Any]]:
     game = GAMES[name]
     types = [game.options_type, game.command_type, view_type(game), game.event_type]
     roots, defs = msgspec.json.schema_components(types, ref_template="\0{name}")
+    classes = structs(types)
+    defs = {n: described(d, classes[n]) if n in classes else d for n, d in defs.items()}
     p = prefix(game)
     names = {n: _name(p, n) for n in defs}
     # Each part gets a component of its own name (`PuertoRicoCommand`), the unions included.
@@ -94,14 +94,15 @@ class GameTypeSchemas(msgspec.Struct, kw_only=True):
     """A game's types as one JSON Schema document: `options`, `command`, `view` and `event`
     refer into `$defs`."""
 
-    name: str
-    title: str
-    min_players: int
-    max_players: int
-    options: dict[str, str]
-    command: dict[str, str]
-    view: dict[str, str]
-    event: dict[str, str]
+    name: str  # the game's type, as in GET /v1/game-types and a game's `game`
+    title: str  # the game's name for people ("Puerto Rico")
+    min_players: int  # the fewest seats a table of it may have
+    max_players: int  # the most seats a table of it may have
+    options: dict[str, str]  # `$ref` to its options' schema (the `options` of POST /v1/games)
+    command: dict[str, str]  # `$ref` to its commands' union (the `move` of POST .../moves)
+    view: dict[str, str]  # `$ref` to its view's schema (a game's `view`)
+    event: dict[str, str]  # `$ref` to its events' union (an event's `data`)
+    # Every schema those refer to, by component name (as in the OpenAPI document)
     defs: dict[str, dict[str, Any]] = msgspec.field(name="$defs")
 
 
@@ -136,56 +137,3 @@ def get_game_type(game: FromPath[str]) -> GameTypeSchemas:
     if game not in GAMES:
         raise NotFound("unknown_game", f"no game named {game!r}; see /v1/game-types")
     return game_schema(game)
-
-
-# ---- the OpenAPI document -------------------------------------------------------------------
-
-
-def typed(document: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAPI document with every game's components, a move typed as any game's
-    command and a legal move likewise (the litestar document types them as plain objects,
-    since the API decodes them per game)."""
-    schemas = document.setdefault("components", {}).setdefault("schemas", {})
-    commands = []
-    for name in sorted(GAMES):
-        parts, components = _schemas(name, OPENAPI_REF)
-        schemas.update(components)
-        commands.append(parts["command"])
-    command = {
-        "anyOf": commands,
-        "description": "A command of the game played (GET /v1/game-types/{game}): exactly "
-        "one of its legal moves.",
-    }
-    if "MoveRequest" in schemas:
-        schemas["MoveRequest"]["properties"]["move"] = command
-    if "LegalMoves" in schemas:
-        schemas["LegalMoves"]["properties"]["moves"] = {"type": "array", "items": command}
-    document["components"]["schemas"] = dict(sorted(schemas.items()))
-    return document
-
-
-class Typed(OpenAPIRenderPlugin):
-    """A render plugin that serves `typed(document)` through another one, so that `/schema`
-    serves what `openapi/openapi.json` holds."""
-
-    def __init__(self, inner: OpenAPIRenderPlugin) -> None:
-        super().__init__(path=list(inner.paths), media_type=inner.media_type)
-        self.inner = inner
-        self._document: dict[str, Any] | None = None
-
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        if self._document is None:
-            self._document = typed(msgspec.to_builtins(openapi_schema))
-        return self.inner.render(request, self._document)
-
-    def receive_router(self, router: Router) -> None:
-        self.inner.receive_router(router)
-
-
-def renderers() -> list[OpenAPIRenderPlugin]:
-    """`/schema` and `/schema/swagger` (Swagger UI, interactive), `/schema/redoc`,
-    `/schema/openapi.json` and `/schema/openapi.yaml`, all of the typed document. The pages
-    load nothing from another host: their files are served at `/schema/assets/...`
-    (api/schema_assets.py)."""
-    inner = [SwaggerUI(), Redoc()]
-    return [Typed(p) for p in (*inner, JsonRenderPlugin(), YamlRenderPlugin())]

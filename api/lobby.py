@@ -21,38 +21,52 @@ RECENT = 10
 
 
 class GamePage(msgspec.Struct):
-    games: list[GameSummary]  # newest first
+    """A page of the games list."""
+
+    # Newest first (by creation), at most `limit`, each matching every filter asked.
+    games: list[GameSummary]
     next_cursor: str | None  # pass as `cursor` for the next page; null on the last page
 
 
 class GameTypeRecord(msgspec.Struct):
-    game: str
+    """A player's record at one game type."""
+
+    game: str  # the game type: a `name` of GET /v1/game-types
     played: int  # games seated in, in any status
-    finished: int
+    finished: int  # of those, the games that have finished (with a result)
     wins: int  # finished games ranked first (ties included)
 
 
 class RecentGame(msgspec.Struct):
-    seat: int
-    rank: int | None  # final rank once finished
-    score: int | None
-    game: GameSummary
+    """One of a player's recent games, with its seat and outcome there."""
+
+    seat: int  # the player's seat in it, from 0
+    rank: int | None  # final rank once finished (1 for the winners); null before
+    score: int | None  # the seat's final score once finished; null before
+    game: GameSummary  # the game as the games list shows it
 
 
 class Rating(msgspec.Struct, kw_only=True):
-    game: str
+    """A player's (or bot's) OpenSkill rating at one game type."""
+
+    game: str  # the game type rated: a `name` of GET /v1/game-types
+    # The estimated skill (OpenSkill, Plackett-Luce): 25 before the first rated game.
     mu: float
+    # The uncertainty of `mu`: 25/3 (8.33) before the first rated game; it shrinks with games.
     sigma: float
     ordinal: float  # mu - 3 sigma: what the leaderboard ranks by
     games: int  # rated games played
 
 
 class PlayerProfile(msgspec.Struct, kw_only=True):
+    """A player's (or bot's) profile: its record and rating per game type, its recent games."""
+
     id: str  # a player's id, or `bot:<name>` for a bot
-    name: str
-    created_at: str | None  # None for a bot
+    name: str  # the player's name, or `<name> bot` for a bot
+    created_at: str | None  # when the player registered (RFC 3339, UTC); None for a bot
+    # One per game type the player has sat at, by name; empty for a bot.
     games: list[GameTypeRecord]
-    recent: list[RecentGame]  # newest first
+    recent: list[RecentGame]  # its last 10 games, newest first; empty for a bot
     ratings: list[Rating] = []  # per game type, once a rated game is finished
 
 
@@ -93,7 +107,7 @@ async def list_games(
     operation_id="getPlayer",
     tags=["players"],
     sync_to_thread=True,
-    responses=documented(404),
+    responses=documented(400, 404),
 )
 def get_player(tabletop: Shared, player_id: FromPath[str]) -> PlayerProfile:
     """A player's profile: games played and won per game type, the recent games with their

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,8 @@ from typing import Any
 from api.app import create_app
 from api.bootstrap import Tabletop
 from api.game_pages import PAGES, page
-from api.game_types import typed
 from api.problem_codes import table
+from api.typed_document import typed
 from domain.contract import Game
 from domain.registry import GAMES
 from service.settings import Settings
@@ -24,6 +26,13 @@ from service.store import open_store
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = ROOT / "openapi" / "openapi.json"
 GUIDE = ROOT / "docs" / "api.md"
+CLIENT_MODELS = ROOT / "clients" / "python" / "tabletop_client" / "models.py"
+MODEL_OPTIONS = [
+    *("--input-file-type", "openapi", "--output-model-type", "msgspec.Struct"),
+    *("--target-python-version", "3.11", "--use-annotated", "--field-constraints"),
+    *("--use-schema-description", "--use-field-description", "--use-union-operator"),
+    *("--enum-field-as-literal", "all", "--disable-timestamp", "--use-standard-collections"),
+]
 CODES = re.compile(r"(<!-- codes: .*? -->\n)(?:.*?\n)?(<!-- /codes -->)", re.S)
 
 
@@ -31,6 +40,21 @@ def generate() -> str:
     app = create_app(Tabletop(open_store(Settings(sqlite_path=":memory:"))))
     schema = typed(app.openapi_schema.to_schema())
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def client_models() -> str:
+    """clients/python's types: datamodel-code-generator's msgspec structs of the document
+    (each game's answers a union tagged by `game`, its commands and events by `type`)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        source, out = Path(scratch) / "openapi.json", Path(scratch) / "models.py"
+        source.write_text(generate(), "utf-8")
+        subprocess.run(
+            [str(Path(sys.executable).parent / "datamodel-codegen"), *MODEL_OPTIONS,
+             "--input", str(source), "--output", str(out)],
+            check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+        text = out.read_text("utf-8")
+    return f"# Generated from openapi/openapi.json by `make openapi`: do not edit.\n{text}"
 
 
 def guide() -> str:
@@ -43,7 +67,11 @@ def guide() -> str:
 
 def generated() -> dict[Path, Callable[[], str]]:
     """Every generated file and what writes it."""
-    files: dict[Path, Callable[[], str]] = {DOCUMENT: generate, GUIDE: guide}
+    files: dict[Path, Callable[[], str]] = {
+        DOCUMENT: generate,
+        GUIDE: guide,
+        CLIENT_MODELS: client_models,
+    }
     for name in sorted(GAMES):
 
         def write_page(game: Game[Any, Any] = GAMES[name]) -> str:

@@ -36,6 +36,7 @@ def replay_out(
     if finished and seat is None:
         shown = None  # as before `seat` existed: the public view at that version
     return s.ReplayOut(
+        game=fold.game.name,
         version=past.version,
         status=past.status,
         awaiting=past.awaiting(),

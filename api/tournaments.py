@@ -37,67 +37,95 @@ _TOURNAMENTS = b"tournaments:"
 
 
 class Register(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    bot: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None  # organiser
+    """Who registers: yourself (no body), or a bot the organiser enters."""
+
+    # organiser: a bot to register instead of yourself, one of the game type's `bots`
+    # (GET /v1/game-types); its entrant id is `bot:<name>:<n>`.
+    bot: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None
 
 
 class Withdraw(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Who withdraws: yourself (no body), or any entrant the organiser names."""
+
+    # The entrant's id (`bot:greedy:1`), the organiser's to name; absent: yourself.
     entrant: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
 
 
 class Entrant(msgspec.Struct):
+    """A player or bot registered in a tournament."""
+
     id: str  # a player's id, or `bot:<name>:<n>` for a bot the organiser registered
-    name: str
-    bot: str | None
+    name: str  # the player's name, or `<bot> bot <n>` for a bot
+    bot: str | None  # the bot that plays for this entrant; null for a player
+    # Withdrew after the start: paired no more (one who withdraws before it is removed).
     withdrawn: bool
 
 
 class TableOut(msgspec.Struct, kw_only=True):
-    table: int
+    """One table of a round: its game, its entrants by seat and, once over, its result."""
+
+    table: int  # the table's number in its round, from 0
     game: str  # the game's id: GET /v1/games/{game}
     seats: list[str]  # entrants in seat order
-    ranks: list[int] | None  # once the game has finished
-    scores: list[int] | None
-    forfeited: list[int]
+    # Each seat's final rank (1 for the winners), in seat order, once the game has finished;
+    # null until then.
+    ranks: list[int] | None
+    scores: list[int] | None  # each seat's final score, in seat order; null until then
+    forfeited: list[int]  # the seats that forfeited the game, ascending
 
 
 class RoundOut(msgspec.Struct, kw_only=True):
-    round: int
-    tables: list[TableOut]
+    """One round of a tournament."""
+
+    round: int  # the round's number, from 1
+    tables: list[TableOut]  # in table order
+    # The entrants who sit this round out: each scores the mean of a full table's points.
     byes: list[str]
-    complete: bool
+    complete: bool  # every table's game has finished and its result is recorded
 
 
 class TournamentOut(msgspec.Struct, kw_only=True):
-    id: str
+    """A tournament: its settings, entrants, rounds with their tables, and standings."""
+
+    id: str  # the tournament's id (a UUID)
     status: str  # open | running | finished
-    organiser: str
+    organiser: str  # the player id of its creator
     config: dict[str, Any]  # game, format, table_size, rounds, options, clock, points, ...
-    entrants: list[Entrant]
-    rounds: list[RoundOut]
-    standings: list[dict[str, Any]]  # place, entrant, points, opponents_points, score, games
-    seat_counts: dict[str, list[int]]  # entrant -> games in each seat position
+    entrants: list[Entrant]  # in registration order
+    rounds: list[RoundOut]  # in order: the current round last
+    # One line per entrant, best first: place (shared on a full tie), entrant, name, points,
+    # opponents_points, score (its games' total score), games, withdrawn.
+    standings: list[dict[str, Any]]
+    seat_counts: dict[str, list[int]]  # entrant -> games in each seat position (0: first)
     seat_spread: int  # the most uneven entrant's most minus least held seat
 
 
 class TournamentPage(msgspec.Struct):
+    """A page of the tournaments list."""
+
     tournaments: list[TournamentSummary]  # newest first
-    next_cursor: str | None
+    next_cursor: str | None  # pass as `cursor` for the next page; null on the last page
 
 
 class BoardLine(msgspec.Struct, kw_only=True):
-    place: int
+    """One player's (or bot's) line of a leaderboard."""
+
+    place: int  # the line's place on the whole leaderboard, from 1 (ties are not shared)
     participant: str  # a player's id, or `bot:<name>`
-    name: str
+    name: str  # the player's name, or `<name> bot`
     ordinal: float  # mu - 3 sigma
-    mu: float
-    sigma: float
-    games: int
+    mu: float  # the estimated skill (OpenSkill, Plackett-Luce): 25 before any rated game
+    sigma: float  # the uncertainty of `mu`: 25/3 (8.33) before any rated game
+    games: int  # the rated games of this game type it has finished
 
 
 class Leaderboard(msgspec.Struct):
-    game: str
+    """A game type's leaderboard, a page at a time."""
+
+    game: str  # the game type: a `name` of GET /v1/game-types
+    # Highest ordinal first (then more games, then the participant's id), at most `limit`.
     players: list[BoardLine]
-    next_cursor: str | None
+    next_cursor: str | None  # pass as `cursor` for the next page; null on the last page
 
 
 def _out(t: Folded) -> TournamentOut:

@@ -20,45 +20,61 @@ SomeSize = Annotated[int | None, QueryParameter(ge=0, le=2**62)]
 
 
 class KeyOut(msgspec.Struct, kw_only=True):
+    """One of the service's Ed25519 public keys."""
+
     key_id: str  # the first 16 hex digits of the SHA-256 of the raw public key
     algorithm: str  # ed25519
     public_key: str  # the raw 32-byte public key, hex
-    created_at: str
+    created_at: str  # when the key was made (RFC 3339, UTC)
     current: bool  # signs from now on; the others verify what they signed before
 
 
 class KeysOut(msgspec.Struct):
-    keys: list[KeyOut]
+    """The service's public keys: save them for `tabletop verify --key`."""
+
+    keys: list[KeyOut]  # oldest first: the last is the current one
 
 
 class HeadOut(msgspec.Struct, kw_only=True):
-    tree_size: int
+    """A signed tree head of the transparency log."""
+
+    tree_size: int  # how many leaves (ended games and finished tournaments) the tree holds
     root_hash: str  # RFC 9162 Merkle tree hash of the first tree_size leaves, hex
-    timestamp: str
-    key_id: str
+    timestamp: str  # when the head was signed (RFC 3339, UTC)
+    key_id: str  # the key that signed it (GET /v1/keys)
     signature: str  # Ed25519 over the head's canonical JSON without `signature`, hex
 
 
 class HeadsOut(msgspec.Struct):
-    heads: list[HeadOut]
+    """Signed tree heads of the transparency log."""
+
+    heads: list[HeadOut]  # those over more than `after` leaves, oldest first, at most `limit`
 
 
 class LeafOut(msgspec.Struct, kw_only=True):
+    """A leaf of the transparency log: the end of a game or a tournament."""
+
     kind: str  # game | tournament
-    id: str
+    id: str  # the game's or the tournament's id
+    # The `hash` (hex) of its ending event in its export (game_finished, game_aborted or
+    # tournament_finished), which covers every event before it.
     final_hash: str
 
 
 class InclusionOut(msgspec.Struct, kw_only=True):
-    leaf_index: int
-    leaf: LeafOut
-    head: HeadOut
+    """A leaf, and the proof that a signed tree head includes it."""
+
+    leaf_index: int  # the leaf's place in the log, from 0
+    leaf: LeafOut  # what the leaf holds
+    head: HeadOut  # the head the proof leads to: the latest, or the one over `tree_size`
     inclusion: list[str]  # RFC 9162 audit path, from the leaf up, hex
 
 
 class ConsistencyOut(msgspec.Struct, kw_only=True):
-    first: int
-    second: int
+    """The proof that a larger tree of the log extends a smaller one."""
+
+    first: int  # the smaller tree's size (leaves), as asked
+    second: int  # the larger tree's size (leaves), as asked
     proof: list[str]  # RFC 9162 consistency proof, hex
 
 

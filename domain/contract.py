@@ -56,9 +56,16 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     `details` holds per-game breakdowns (VP by source, ...).
     """
 
-    scores: list[int]
+    scores: list[int]  # each seat's final score, in seat order (all 0 when a forfeit ended it)
+    # Each seat's place, in seat order: 1 for the winner(s), tied seats sharing one (1, 1, 3);
+    # seats that forfeited rank after those that did not.
     ranks: list[int]
+    # Each seat's value compared after the score (a number, or a list), in seat order; empty
+    # when the game has none.
     tiebreak: list[Any] = []
+    # The game's breakdowns (VP by source, ...); `forfeited` (seat -> "resigned" |
+    # "timed_out" | "withdrawn") once a seat forfeited, `ended_by: "forfeit"` when a forfeit
+    # ended the game.
     details: dict[str, Any] = {}
 
     @property

@@ -14,33 +14,43 @@ from service.fold import Fold
 
 
 class SeatSummary(msgspec.Struct):
-    seat: int
+    """One seat of a game in the lists: who holds it and who plays it."""
+
+    seat: int  # the seat's number, from 0
     player: str | None  # None for a bot or a free seat
-    name: str | None
+    name: str | None  # the player's name, or `<bot> bot` for a bot's; null for a free seat
+    # The bot that plays it: a bot's seat, or `random` once a player's seat has forfeited;
+    # null for a seat a player plays (or a free one).
     bot: str | None
 
 
 class ResultSummary(msgspec.Struct):
-    scores: list[int]
-    ranks: list[int]  # 1 for the winner(s)
-    forfeited: dict[str, str] = {}  # seat -> "resigned" | "timed_out": ranked last
+    """A finished game's outcome, per seat in seat order."""
+
+    scores: list[int]  # each seat's final score, in seat order
+    ranks: list[int]  # each seat's final rank, in seat order: 1 for the winner(s)
+    # seat -> "resigned" | "timed_out" | "withdrawn": ranked last
+    forfeited: dict[str, str] = {}
 
 
 class GameSummary(msgspec.Struct, kw_only=True):
-    id: str
-    game: str
+    """A game as the games list, the lobby and the player profiles show it."""
+
+    id: str  # the game's id (a UUID): GET /v1/games/{id}
+    game: str  # the game's type: a `name` of GET /v1/game-types
     status: str  # open | active | finished | aborted
-    version: int
-    seats: list[SeatSummary]
+    version: int  # how many events the game has
+    seats: list[SeatSummary]  # one per seat, in seat order
     open_seats: list[int]  # free seats a player may join (the lobby)
     awaiting: list[int]  # whose decision the game waits for
-    created_at: str
-    created_by: str | None
-    last_activity: str
-    result: ResultSummary | None
-    deadline: str | None = None  # when the first running clock runs out
-    rematch_of: str | None = None
-    rematch: str | None = None
+    created_at: str  # when the game was created (RFC 3339, UTC)
+    created_by: str | None  # the creator's player id; null for a tournament's table
+    last_activity: str  # when its last event was recorded (RFC 3339, UTC)
+    result: ResultSummary | None  # once finished; null before, and for an aborted game
+    # When the first running clock runs out (RFC 3339, UTC); null when no clock runs.
+    deadline: str | None = None
+    rematch_of: str | None = None  # the game this one is a rematch of
+    rematch: str | None = None  # the rematch offered after this game
 
 
 def summarize(fold: Fold) -> GameSummary:

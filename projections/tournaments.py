@@ -13,15 +13,18 @@ from service.tournament_log import fold_stream
 
 
 class TournamentSummary(msgspec.Struct, kw_only=True):
-    id: str
-    name: str
-    game: str
-    format: str
+    """A tournament as the tournaments list shows it."""
+
+    id: str  # the tournament's id (a UUID): GET /v1/tournaments/{id}
+    name: str  # as created, or the game's title and the format (`Puerto Rico swiss`)
+    game: str  # the game type: a `name` of GET /v1/game-types
+    format: str  # swiss | round-robin | knockout
     status: str  # open | running | finished
-    table_size: int
-    entrants: int
+    table_size: int  # seats per table
+    entrants: int  # how many are registered (those who withdrew after the start too)
     round: int  # the current (or last) round; 0 before the start
-    created_at: str
+    created_at: str  # when it was created (RFC 3339, UTC)
+    # As in GET /v1/tournaments/{id}: one line per entrant, best first (place, entrant, ...)
     standings: list[dict[str, Any]]
 
 

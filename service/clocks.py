@@ -38,14 +38,15 @@ Seconds = Annotated[int, Meta(ge=1, le=MAX_SECONDS)]
 class Fischer(msgspec.Struct, tag="fischer", tag_field="kind", forbid_unknown_fields=True):
     """A live clock per seat: `initial_s`, plus `increment_s` after each decision."""
 
-    initial_s: Seconds
+    initial_s: Seconds  # each seat's time at the start, in seconds (at most 60 days)
+    # Seconds added to a seat's time after each of its decisions (at most 60 days).
     increment_s: Annotated[int, Meta(ge=0, le=MAX_SECONDS)] = 0
 
 
 class Deadline(msgspec.Struct, tag="deadline", tag_field="kind", forbid_unknown_fields=True):
     """Correspondence: `per_decision_s` for every decision (e.g. 86400 for a day)."""
 
-    per_decision_s: Seconds
+    per_decision_s: Seconds  # the seconds each decision may take (at most 60 days)
 
 
 ClockSpec = Fischer | Deadline

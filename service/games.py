@@ -41,6 +41,7 @@ log = structlog.get_logger("tabletop.games")
 
 @dataclass(frozen=True)
 class MoveAnswer:
+    game: str  # the game's type (its name in the registry)
     version: int
     events: list[dict[str, Any]]
     awaiting: list[int]
@@ -315,7 +316,7 @@ class Games:
         events = [visible(new, seat, e) for e in made.events]
         awaiting = new.awaiting()
         legal = GameReads.legal_moves(new, seat, 0, LEGAL_PAGE) if seat in awaiting else None
-        return MoveAnswer(new.version, events, awaiting, new.status, legal=legal)
+        return MoveAnswer(new.game.name, new.version, events, awaiting, new.status, legal=legal)
 
     def _answer_again(self, fold: Fold, again: Again) -> MoveAnswer:
         """A retried request's first answer: the game as it was right after it."""
@@ -327,7 +328,8 @@ class Games:
         legal = None  # as the first answer, while the game is still where it left it
         if batch.last == fold.version and again.seat in awaiting:
             legal = GameReads.legal_moves(fold, again.seat, 0, LEGAL_PAGE)
-        return MoveAnswer(batch.last, events, awaiting, then.status, replayed=True, legal=legal)
+        name, status = fold.game.name, then.status
+        return MoveAnswer(name, batch.last, events, awaiting, status, replayed=True, legal=legal)
 
 
 class _Exists(Exception):

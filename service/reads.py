@@ -121,7 +121,8 @@ def visible(fold: Fold, seat: int | None, e: Any) -> dict[str, Any]:
         text = fold.game.describe(event, seat)  # as `seat` saw it while the game ran
         if not fold.over:
             data = msgspec.to_builtins(fold.game.redact(event, seat))
-            data.pop("type", None)
+    # The data names its type too: a generated client's discriminator of the event's data.
+    data = {"type": e.type, **data}
     shown = {
         "version": e.originator_version,
         "type": e.type,

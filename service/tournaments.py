@@ -52,15 +52,28 @@ MAX_PASSES = 200  # director passes per call: far more than any tournament's rou
 
 
 class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    game: Annotated[str, Meta(min_length=1, max_length=64)]
-    format: Annotated[str, Meta(max_length=32)]
+    """A tournament to create: its game, format, tables, points, and its games' clock."""
+
+    game: Annotated[str, Meta(min_length=1, max_length=64)]  # a `name` of GET /v1/game-types
+    format: Annotated[str, Meta(max_length=32)]  # swiss | round-robin | knockout
+    # Seats per table: within the game type's min_players..max_players (422
+    # `invalid_table_size`); smaller tables seat an uneven number of entrants.
     table_size: int
-    rounds: int = 0  # swiss and round-robin; knockout plays until its final
+    rounds: int = 0  # swiss and round-robin (1-50); knockout plays until its final
+    # The games' options (GET /v1/game-types), which must suit every table size from the
+    # game's min_players to `table_size`.
     options: dict[str, Any] = {}
+    # Its games' time control, {"kind": "fischer", "initial_s", "increment_s"} or {"kind":
+    # "deadline", "per_decision_s"} (seconds); default: a day per decision.
     clock: dict[str, Any] | None = None
+    # What a seat whose time runs out gets: `bot:random`, `bot:greedy` or `forfeit` (default).
     on_timeout: str | None = None
-    points: Annotated[list[float], Meta(max_length=16)] | None = None  # per rank; 6/4/2/0
-    advance: int | None = None  # knockout: how many of each table go on
+    # Points per rank, first to last, never increasing, one per seat of `table_size`;
+    # default 2 per place beaten (6/4/2/0 for four seats).
+    points: Annotated[list[float], Meta(max_length=16)] | None = None
+    # knockout: how many of each table go on (below `table_size`); default half a table.
+    advance: int | None = None
+    # Its name in lists; empty: the game's title and the format (`Puerto Rico swiss`).
     name: Annotated[str, Meta(max_length=100)] = ""
 
 

@@ -37,15 +37,11 @@ class Commit(
     card: int
 
 
-class Draw(
-    msgspec.Struct, tag="draw", tag_field="type", frozen=True, forbid_unknown_fields=True
-):
+class Draw(msgspec.Struct, tag="draw", tag_field="type", frozen=True, forbid_unknown_fields=True):
     pass
 
 
-class Pass(
-    msgspec.Struct, tag="pass", tag_field="type", frozen=True, forbid_unknown_fields=True
-):
+class Pass(msgspec.Struct, tag="pass", tag_field="type", frozen=True, forbid_unknown_fields=True):
     pass
 
 

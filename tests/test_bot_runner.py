@@ -10,13 +10,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from tabletop_client import Client
 
 from api.bot_runner import Planner, Turn
 from domain.bots import searchable
 from domain.contract import Game
 from domain.registry import GAMES
 from service.settings import Settings
-from tabletop.client import Client
 from tests.conftest import LiveServer, all_games
 from tests.support.bot import serve_games
 from tests.support.sampling import describe, game_seeds

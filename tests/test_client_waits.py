@@ -17,10 +17,11 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+from tabletop_client import ApiError, Client, models
+from tabletop_client.models import GameOut
 
 from api.bot_runner import Runner, policy_named
 from service.settings import Settings
-from tabletop.client import ApiError, Client, GameOut
 from tests.conftest import LiveServer
 
 SEED = 7  # the runner's random stream (the games' seeds are the server's: printed at the end)
@@ -244,7 +245,8 @@ def test_the_long_poll_answers_when_the_game_moves_past_the_version(server: str)
         assert quiet.version == answer.version and game.your_seat in quiet.awaiting
 
 
-def _acting(moves: list[dict[str, Any]]) -> dict[str, Any]:
+def _acting(moves: list[Any]) -> Any:
     """A move that keeps the turn where there is one."""
-    acting = [m for m in moves if m["type"] not in ("end_turn", "retire", "decline")]
+    ending = (models.SantaMariaEndTurn, models.SantaMariaRetire, models.SantaMariaDecline)
+    acting = [m for m in moves if not isinstance(m, ending)]
     return (acting or moves)[0]

@@ -1,11 +1,12 @@
 """The packages' layers, read from their source with `ast`: no import cycle between modules,
 and no import from an inner layer to an outer one (domain -> service -> projections -> api;
-the client package `tabletop` imports none of the server's). Every import counts: at the top,
+the client, clients/python, imports none of the server's). Every import counts: at the top,
 inside functions, under `if TYPE_CHECKING:`; the messages say which kind each one is."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from collections import deque
 from collections.abc import Container, Iterable, Iterator
 from itertools import pairwise
@@ -14,12 +15,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # What each package must not import: the layers outside it (and the client, the server).
 FORBIDDEN = {
-    "domain": {"service", "projections", "api", "tabletop"},
-    "service": {"projections", "api", "tabletop"},
-    "projections": {"api", "tabletop"},
+    "domain": {"service", "projections", "api"},
+    "service": {"projections", "api"},
+    "projections": {"api"},
     "api": set(),
-    "tabletop": {"api", "service", "projections"},
 }
+CLIENT = Path(__file__).resolve().parents[1] / "clients" / "python" / "tabletop_client"
+# What the standalone client may import: itself, the standard library, its two dependencies.
+CLIENT_MAY_IMPORT = {"tabletop_client", "httpx", "msgspec", *sys.stdlib_module_names}
 KINDS = ("", "in a function", "under TYPE_CHECKING")  # the strongest first
 CHECKING = ("TYPE_CHECKING", "typing.TYPE_CHECKING")
 # module -> {module it imports: (KINDS index, line) of its strongest import of it}
@@ -125,7 +128,7 @@ def test_the_scanner_finds_a_planted_cycle_and_layer_violations(tmp_path: Path) 
         "domain/rules.py": "import os\nfrom service import games\n",
         "service/games.py": "from .sub import deep\n",
         "service/sub/deep.py": "if TYPE_CHECKING:\n    from .. import games\n",
-        "tabletop/client.py": "def f() -> None:\n    import api.schemas.Thing\n",
+        "domain/bots.py": "def f() -> None:\n    import api.schemas.Thing\n",
         "projections/views.py": "from domain import rules\n",  # inward: allowed
         "api/schemas.py": "",
     }.items():
@@ -137,6 +140,21 @@ def test_the_scanner_finds_a_planted_cycle_and_layer_violations(tmp_path: Path) 
         "   [service.sub.deep -> service.games: line 2, under TYPE_CHECKING]"
     ]
     assert violations(graph) == [
+        "domain.bots -> api.schemas (line 2, in a function)",
         "domain.rules -> service.games (line 2)",
-        "tabletop.client -> api.schemas (line 2, in a function)",
     ]
+
+
+def test_the_client_imports_only_itself_httpx_msgspec_and_the_standard_library() -> None:
+    """clients/python installs alone (pyproject: httpx and msgspec): none of the server."""
+    found = {
+        f"{path.name}: {name}"
+        for path in sorted(CLIENT.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+        if getattr(node, "level", 0) == 0 and name.split(".")[0] not in CLIENT_MAY_IMPORT
+    }
+    assert list(CLIENT.rglob("*.py")) and not found, found

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domain.caylus import rules
+from domain.caylus import data, rules
 from domain.caylus.bots import BOTS, EVALUATION
 from domain.caylus.commands import Command
 from domain.caylus.events import Event
@@ -59,11 +59,12 @@ class Caylus:
     def validate_options(self, options: CaylusOptions, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:
             raise RuleError("invalid_options.seats", "Caylus is played by 2 to 5 players")
-        if options.favours not in ("full", "simplified"):
+        if options.favours not in data.FAVOUR_MODES:
             raise RuleError("invalid_options.favours", "favours is 'full' or 'simplified'")
         if not isinstance(options.jeweller, bool):
             raise RuleError("invalid_options.jeweller", "jeweller is true or false")
-        if options.lawyer_prestige not in (3, 4) or isinstance(options.lawyer_prestige, bool):
+        prestige = options.lawyer_prestige
+        if prestige not in data.LAWYER_PRESTIGE or isinstance(prestige, bool):
             raise RuleError("invalid_options.lawyer_prestige", "lawyer_prestige is 3 or 4")
 
     def initial(self, options: CaylusOptions, seats: int) -> CaylusState:

@@ -11,15 +11,50 @@ CUBE_INDEX = {c: i for i, c in enumerate(CUBES)}
 NON_GOLD = ("F", "W", "S", "C")  # "Y"
 F, W, S, C, G = range(5)
 
+# --- options ---------------------------------------------------------------------------
+
+FAVOUR_MODES = ("full", "simplified")  # the favours option: favour table | 3 PP per favour
+LAWYER_PRESTIGE = (3, 4)  # the lawyer_prestige option (R7)
+
+# --- turn ------------------------------------------------------------------------------
+
+# Phase numbers and names: 0 set-up, 1..7 the phases of a turn, 8 the game is over.
+PHASE_NAMES = {
+    0: "setup",
+    1: "income",
+    2: "placement",
+    3: "special_buildings",
+    4: "provost",
+    5: "road",
+    6: "castle",
+    7: "end_of_turn",
+    8: "over",
+}
+# The decision a seat is awaited for (`rules.decision`).
+DECISIONS = (
+    "place",
+    "gate",
+    "guild",
+    "joust",
+    "inn",
+    "provost",
+    "activate",
+    "owner_bonus",
+    "castle",
+    "favour",
+)
+PROVOST_DELTAS = range(-3, 4)  # merchants' guild and phase-4 moves of the provost
+
 # --- locations -------------------------------------------------------------------------
 
 ROAD_SPACES = range(1, 29)
 SPECIALS = ("gate", "trading_post", "merchants_guild", "joust_field", "stables", "inn")
 SINGLE_SPECIALS = ("gate", "trading_post", "merchants_guild", "joust_field")
 PLACE_TARGETS_NAMED = (*SPECIALS, "castle")
+GATE_TARGETS_NAMED = tuple(t for t in PLACE_TARGETS_NAMED if t != "gate")
 BUILDING_SITES = tuple(list(range(9, 16)) + list(range(17, 29)))  # 19 sites
 START_PAWNS = 6  # bailiff and provost start on space 6
-WORKERS = 6
+WORKERS = 6  # workers per player; placing one needs one not on the board
 
 # --- tiles -----------------------------------------------------------------------------
 
@@ -88,10 +123,17 @@ _t("cathedral", "prestige", "none", ("S",) * 5 + ("G",) * 3, 25)
 NEUTRAL_TILES = tuple(t for t, d in TILES.items() if d.family == "neutral")
 WOOD_TILES = tuple(t for t, d in TILES.items() if d.family == "wood")
 STONE_TILES_BASE = tuple(t for t, d in TILES.items() if d.family == "stone" and t != "jeweller")
+STONE_TILES = tuple(t for t, d in TILES.items() if d.family == "stone")  # jeweller included
 PRESTIGE_TILES = tuple(t for t, d in TILES.items() if d.family == "prestige")
+STOCK_TILES = (*WOOD_TILES, *STONE_TILES, *PRESTIGE_TILES)  # tiles players build from the stock
 FIXED_ON_ROAD = {7: "fixed_peddler", 8: "fixed_carpenter", 16: "gold_mine"}
 # Tiles a worker may be placed on: never residences, prestige tiles or empty sites.
 WORKABLE_FAMILIES = frozenset({"neutral", "fixed", "wood", "stone"})
+WORKABLE_TILES = tuple(t for t, d in TILES.items() if d.family in WORKABLE_FAMILIES)
+# Tiles a lawyer transformation may remove (R9): neutral, wood and stone, never a lawyer.
+TRANSFORMABLE_TILES = tuple(
+    t for t, d in TILES.items() if d.family in ("neutral", "wood", "stone") and t != "lawyer"
+)
 
 # Production outputs: option -> cube counts [F, W, S, C, G]. One entry = no choice.
 PRODUCTION: dict[str, dict[str, tuple[int, ...]]] = {
@@ -108,6 +150,7 @@ PRODUCTION: dict[str, dict[str, tuple[int, ...]]] = {
     "park": {"WWF": (1, 2, 0, 0, 0)},
     "workshop": {"SSC": (0, 0, 2, 1, 0)},
 }
+PRODUCTION_OPTIONS = tuple(dict.fromkeys(o for options in PRODUCTION.values() for o in options))
 # Extra owner bonus of the stone production tiles: the owner picks one of two cubes.
 OWNER_BONUS = {"stone_farm": ("F", "C"), "park": ("W", "F"), "workshop": ("S", "C")}
 
@@ -136,6 +179,7 @@ EXCHANGE: dict[str, dict[str, tuple[int, tuple[int, ...], int, tuple[int, ...]]]
     },
 }
 ALCHEMIST = {"first": (2, 1), "second": (4, 2)}  # Y given -> G gained
+EXCHANGE_OPTIONS = ("first", "second")  # the two alternatives of every exchange tile
 
 # --- castle ----------------------------------------------------------------------------
 
@@ -163,6 +207,10 @@ BATCHES = ("FWS", "FWC", "FWG", "FSC", "FSG", "FCG")
 
 ROWS = ("a", "b", "c", "d")  # prestige, deniers, cubes, buildings
 ROW_INDEX = {r: i for i, r in enumerate(ROWS)}
+FAVOUR_COLUMNS = range(6)  # 1..5 the table's columns; 0 declines a row c or d effect
+FAVOUR_CAPS = (2, 4, 5)  # highest column: from the start, after the dungeon, after the walls
+FAVOUR_C2_CUBES = ("W", "S")  # row c column 2: +1 W or +1 S
+
 
 # --- set-up ------------------------------------------------------------------------------
 
@@ -180,3 +228,33 @@ def cube_vector(letters: str | tuple[str, ...] | list[str]) -> list[int]:
     for letter in letters:
         out[CUBE_INDEX[letter]] += 1
     return out
+
+
+# --- events ----------------------------------------------------------------------------
+
+# Why deniers, cubes or PP changed (`resources_changed`), in about the order they happen.
+RESOURCE_REASONS = (
+    "start",  # starting deniers and cubes
+    "income",  # phase 1
+    "placement",  # a worker placed (phase 2)
+    "first_to_pass",  # +1 d for passing-scale position 1
+    "owner_bonus",  # +1 PP for another's worker on an owned tile, or a stone tile's extra cube
+    "trading_post",
+    "joust_field",
+    "provost",  # a phase-4 provost move
+    "production",
+    "market",
+    "peddler",
+    "build",  # a tile built by a road building (its cost and PP)
+    "lawyer",  # a lawyer tile's payment
+    "residence",  # +2 PP for a transformation into a residence
+    "exchange",
+    "favour",  # a favour's effect (or its 3 PP with simplified favours)
+    "castle",  # a batch handed in
+    "castle_penalty",
+    "scoring_penalty",
+    "final_bonus",
+)
+# Why favours were won (`favours_gained`): a tile's build, the joust field, the best castle
+# builder, or the scoring of a castle section (named).
+FAVOUR_REASONS = ("build", "joust_field", "best_builder", *SECTIONS)

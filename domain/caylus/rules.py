@@ -384,7 +384,7 @@ def _due_transformation(st: CaylusState) -> int:
 
 
 def _deltas(st: CaylusState, budget: int) -> list[int]:
-    return [d for d in range(-3, 4) if abs(d) <= budget and 1 <= st.provost + d <= 28]
+    return [d for d in data.PROVOST_DELTAS if abs(d) <= budget and 1 <= st.provost + d <= 28]
 
 
 _PASS = cmd.Pass()
@@ -539,8 +539,8 @@ def _legal_favours(st: CaylusState, seat: int) -> list[Any]:
         if row == "c":
             out.append(cmd.Favour(row="c", column=1))
             if k >= 2:
-                out.append(cmd.Favour(row="c", column=2, cube="W"))
-                out.append(cmd.Favour(row="c", column=2, cube="S"))
+                for cube in data.FAVOUR_C2_CUBES:
+                    out.append(cmd.Favour(row="c", column=2, cube=cube))
             if k >= 3:
                 out.append(cmd.Favour(row="c", column=3))
             if k >= 4:

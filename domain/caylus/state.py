@@ -6,16 +6,21 @@ derives the awaited decision from them.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from msgspec.structs import replace
 
 from domain.caylus import data
+from domain.enums import one_of
 
 
 class CaylusOptions(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    favours: str = "full"  # full | simplified
-    jeweller: bool = False
-    lawyer_prestige: int = 4  # 3 | 4 (R7)
+    # full: favours are resolved on the favour table; simplified: each favour is 3 PP at once
+    favours: Annotated[str, one_of(data.FAVOUR_MODES)] = "full"
+    jeweller: bool = False  # true: the Jeweller stone tile is in the stock (later printings)
+    # PP for building the Lawyer: 4 (first-edition tile) or 3 (later printings) (R7)
+    lawyer_prestige: Annotated[int, one_of(data.LAWYER_PRESTIGE)] = 4
 
 
 class PlayerState(msgspec.Struct, kw_only=True):
@@ -124,10 +129,10 @@ class CaylusState(msgspec.Struct, kw_only=True):
     def cap(self) -> int:
         """Favour column cap: 2, then 4 after the dungeon, 5 after the walls."""
         if not self.scored[0]:
-            return 2
+            return data.FAVOUR_CAPS[0]
         if not self.scored[1]:
-            return 4
-        return 5
+            return data.FAVOUR_CAPS[1]
+        return data.FAVOUR_CAPS[2]
 
 
 def initial_state(options: CaylusOptions, seats: int) -> CaylusState:

@@ -25,11 +25,11 @@ from domain.plus_ultra.state import Options, Player, State, working_copy
 def validate_options(options: Options, seats: int) -> None:
     if not isinstance(seats, int) or not D.MIN_PLAYERS <= seats <= D.MAX_PLAYERS:
         raise RuleError("invalid_options.seats", f"Plus Ultra plays 2 to 4 players, not {seats}")
-    if options.common_actions_per_turn not in (1, 2):
+    if options.common_actions_per_turn not in D.COMMON_ACTIONS_PER_TURN:
         raise RuleError(
             "invalid_options.common_actions_per_turn", "common_actions_per_turn must be 1 or 2"
         )
-    if options.initial_order not in ("random", "seats"):
+    if options.initial_order not in D.INITIAL_ORDERS:
         raise RuleError("invalid_options.initial_order", "initial_order must be random or seats")
 
 
@@ -210,7 +210,7 @@ def action_options(
             if st.surplus:
                 out.append(Params(source="surplus"))
         else:
-            out.extend(Params(pay=k) for k in (2, 3, 4) if p.ducats >= k)
+            out.extend(Params(pay=k) for k in D.MERCHANT_PAYS if p.ducats >= k)
     elif character == "constable":
         if action == 1:
             if p.active >= 1:
@@ -285,7 +285,7 @@ def common_options(st: State, seat: int, action: str) -> list[Params]:
         return [Params(colony=i + 1) for i, c in enumerate(st.colonies) if len(c.houses) < c.size]
     if action == "visit_court":
         pos = st.peer.index(seat)
-        return [Params(steps=k) for k in (1, 2) if pos >= k and p.ducats >= k]
+        return [Params(steps=k) for k in D.VISIT_COURT_STEPS if pos >= k and p.ducats >= k]
     if action == "workshops":
         out = []
         if st.rose_supply >= 1:
@@ -332,12 +332,12 @@ def round_moves(st: State, seat: int) -> Iterator[Any]:
         for ch in p.characters:
             if ch in p.used:
                 continue
-            for a in (1, 2):
+            for a in D.ACTION_NUMBERS:
                 for prm in action_options(st, seat, ch, a):
                     yield C.CharacterAction(character=ch, action=a, params=prm)
             yield C.PassCharacter(character=ch)
     elif bull_ok:
-        for a in (1, 2):
+        for a in D.ACTION_NUMBERS:
             for prm in action_options(st, seat, st.step1_char, a, bull=True):
                 yield C.BullCharacterAction(action=a, params=prm)
     allowance = has_allowance(st, p)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
+from domain.enums import one_of
+from domain.plus_ultra.data import COMMON_ACTIONS_PER_TURN, INITIAL_ORDERS
+
 
 class Options(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    common_actions_per_turn: int = 1  # 1 | 2 (R3)
-    initial_order: str = "random"  # random | seats (R41)
+    # 1: one common action per turn (R3); 2: one in each own round; a bull buys one more in both
+    common_actions_per_turn: Annotated[int, one_of(COMMON_ACTIONS_PER_TURN)] = 1
+    # the initial peer track: random, or seats for seat 0 first then by seat number (R41)
+    initial_order: Annotated[str, one_of(INITIAL_ORDERS)] = "random"
 
 
 class Player(msgspec.Struct, kw_only=True):

@@ -2,56 +2,74 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, TypeAlias
 
 import msgspec
 
+from domain.enums import one_of
+from domain.plus_ultra import data as D
 from domain.plus_ultra import events as E
+from domain.plus_ultra.commands import Character, CommonActionId, Estate
+from domain.plus_ultra.events import GoodsTile, NewWorldTile
 from domain.plus_ultra.rules import awaiting
 from domain.plus_ultra.state import Options, State
 
 FACE_DOWN = "face_down"
 
+Estates: TypeAlias = list[Estate]
+
 
 class PlayerView(msgspec.Struct, kw_only=True):
-    seat: int
-    peer_position: int
-    ducats: int
-    gp: int  # in-game GP (held estates are not in it)
-    sea_trade: int
-    tercios_active: int
-    tercios_tired: int
-    tercios_at_war: int
-    tercios_box: int
-    houses_stock: int
-    houses_in_colonies: int
-    houses_box: int
-    rose_windows_up: int
-    rose_windows_down: int
-    bulls: int
-    magellan: int
-    captured: list[str]
-    estate_count: int
-    estates: list[str] | None  # the owner only (everyone once the game is over)
+    """One seat's pieces and progress in the turn."""
+
+    seat: int  # the seat these pieces belong to
+    peer_position: int  # position on the live peer track, 1 = first
+    ducats: int  # ducats held
+    gp: int  # GP earned in play (held estates and the final scoring not in it); may be < 0
+    sea_trade: int  # space on the sea trade track, 0 (off the track, no presence) to 15
+    tercios_active: int  # tercios in the reserve, active
+    tercios_tired: int  # tercios in the reserve, tired
+    tercios_at_war: int  # tercios on the war track this turn
+    tercios_box: int  # tercios still in the box (not owned yet)
+    houses_stock: int  # houses in stock, ready to place
+    houses_in_colonies: int  # houses placed in colonies
+    houses_box: int  # houses still in the box (not owned yet)
+    rose_windows_up: int  # face-up rose windows, each usable on a Church donation
+    rose_windows_down: int  # used rose windows, face up again when the Church completes
+    bulls: int  # bulls held (each -1 GP at the end)
+    magellan: int  # Magellan cards held
+    captured: list[Annotated[str, one_of(D.NATIVES_TILES)]]  # natives tiles, in capture order
+    estate_count: int  # estates held, face down
+    # held estates in purchase order: the owner only (everyone once the game is over), else None
+    estates: Estates | None
     character_count: int  # characters picked this turn
-    characters: list[str] | None  # the owner, or everyone after the reveal
-    used: list[str]
-    has_committed: bool | None  # during the war commitment: public
-    commitment: int | None  # the committer only until the reveal
-    common_actions_taken: int
-    bull_used: bool
+    # this turn's picks in pick order: the owner only until the reveal (S5), then everyone
+    characters: list[Character] | None
+    used: list[Character]  # characters used (acted or passed) this turn, in use order
+    # during the war commitment, for each seat asked: whether it has committed; else None
+    has_committed: bool | None
+    # tercios committed: the committer only, during the commitment; else None
+    commitment: int | None
+    common_actions_taken: int  # common actions taken this turn without a bull (the allowance)
+    bull_used: bool  # a bull already paid for an extra action this turn (one a turn, R22)
 
 
 class ColonyView(msgspec.Struct, kw_only=True):
-    space: int
-    tile: str
-    size: int
-    houses: list[int]
+    """A colony on the board."""
+
+    space: int  # colony space 1..7, beside the exploration row of the same number
+    tile: Annotated[str, one_of(D.COLONY_TILES)]  # the colony's tile
+    size: int  # most houses it holds, 2 to 4 (majority GP at the end: 1 to 3)
+    houses: list[int]  # the seat of each house, in building order (the last is the last-built)
 
 
 class PendingView(msgspec.Struct, kw_only=True):
-    kind: str
-    seat: int
+    """A sub-decision to settle before any other command."""
+
+    # natives, colony: after exploring; levy: King action 2; raid: Pirate action 2
+    kind: Annotated[str, one_of(D.PENDING_KINDS)]
+    seat: int  # the seat that must settle it
+    # natives, raid: the exploration row; colony: the colony space; levy: 0
     row: int
 
 
@@ -68,46 +86,62 @@ class Progress(msgspec.Struct, kw_only=True):
 
 
 class GameView(msgspec.Struct, kw_only=True):
-    viewer: int | None
-    options: Options
-    turn: int
-    phase: str
-    round: int
-    awaiting: list[int]
-    peer_track: list[int]
-    acting_order: list[int]
-    crown: int
-    stack_count: int
-    exploration: list[str | None]  # "face_down" for a face-down tile
-    colonies: list[ColonyView]
-    blue_colonies_left: list[str]
-    market: list[str]
-    surplus: list[str]
-    church: list[str | None]
-    out_of_game: list[str]
-    bull_supply: int
-    rose_window_supply: int
-    magellan_supply: int
+    """The game as one seat (or a spectator) may see it."""
+
+    viewer: int | None  # the seat this view is for; None: a spectator
+    options: Options  # the game's options
+    turn: int  # 1 to 7; 0 during the set-up
+    # the step awaiting decisions: reactivate, draft, bulls, commit or rounds; over once the
+    # game has ended (the engine passes through the other phases without stopping)
+    phase: Annotated[str, one_of(D.PHASES)]
+    round: int  # round 1 or 2 of the action phase; 0 outside the rounds
+    awaiting: list[int]  # the seats asked to decide now (several during the commitment)
+    peer_track: list[int]  # the seats on the live peer track, position 1 first
+    acting_order: list[int]  # the seats in this turn's acting order (the track at its start)
+    crown: int  # ducats in the Crown Wealth, 0 to 6
+    stack_count: int  # New World tiles left in the stack
+    # rows 1..7: a tile, "face_down" for a face-down tile (all shown once over), None: empty
+    exploration: list[Annotated[str, one_of([*D.NEW_WORLD_TILES, FACE_DOWN])] | None]
+    colonies: list[ColonyView]  # colony spaces 1..k in order, filled with no gap
+    # blue colonies not placed yet, the next first (turns 2 and 5, S7)
+    blue_colonies_left: list[Annotated[str, one_of(D.BLUE_COLONY_TILES)]]
+    market: list[GoodsTile]  # Market spaces 1..k with no gap, space 1 (the oldest) first
+    surplus: list[GoodsTile]  # the Surplus, bottom first: the last is the top
+    church: list[GoodsTile | None]  # church spaces 1..4: the good donated, None: empty
+    out_of_game: list[GoodsTile]  # goods sold, raided, hoarded or cleared from the Church
+    bull_supply: int  # bulls in the supply
+    rose_window_supply: int  # rose windows in the supply
+    magellan_supply: int  # Magellan cards in the supply
+    # the last Magellan card was taken: each held card paid 3 GP, and none scores any more
     magellan_complete: bool
-    estate_stack_count: int
-    estates_discarded: list[str]
-    dice: list[int]
-    war_level: int
-    war: list[int]
-    picks_made: int
-    offered: list[str] | None  # the cards offered to the viewer while he picks
-    set_aside: str | None  # public from E4 of the turn
-    leftovers: list[str] | None  # public from E4 of the turn
-    common_taken: list[str]
-    character_in_round: str | None
-    pending: list[PendingView]
-    players: list[PlayerView]
-    progress: Progress
-    # hidden while the game runs, shown once it is over
-    stack: list[str] | None = None
-    estate_stack: list[str] | None = None
-    estates_unused: list[str] | None = None
-    result: dict[str, Any] | None = None
+    estate_stack_count: int  # estates left in the face-down estate stack
+    estates_discarded: Estates  # estates discarded for their effect, in order (out of the game)
+    dice: list[int]  # this turn's three war dice (S3), 1 to 6 each; empty before the roll
+    war_level: int  # the median die: tercios needed to win the war; 0 before the roll
+    war: list[int]  # the seat of the tercio on each war space 1..k
+    picks_made: int  # characters picked in this turn's draft so far (2 per seat in all)
+    # the cards offered to the viewer while he picks, else None
+    offered: list[Character] | None
+    # the character set aside this turn: public from E4 to the turn's end (the crown_hoarded
+    # event names it), else None
+    set_aside: Character | None
+    # the characters nobody picked this turn: public from E4 to the turn's end (the
+    # crown_hoarded event names them), else None
+    leftovers: list[Character] | None
+    common_taken: list[CommonActionId]  # common actions taken this turn (by anyone), in order
+    # the character the seat whose round it is used in this round; None before it does
+    character_in_round: Character | None
+    pending: list[PendingView]  # sub-decisions to settle, the one asked now first
+    players: list[PlayerView]  # by seat
+    progress: Progress  # where the turn stands, as the rules count it
+    # the New World stack, top first: None while the game runs, shown once it is over
+    stack: list[NewWorldTile] | None = None
+    # the estate stack, top first: None while the game runs, shown once it is over
+    estate_stack: Estates | None = None
+    # the 4 estates set aside unused at set-up: None while the game runs, shown once it is over
+    estates_unused: Estates | None = None
+    # once over (else None): scores, ranks, positions and details as in the game_ended event
+    result: dict[Annotated[str, one_of(D.RESULT_KEYS)], Any] | None = None
 
 
 def view(st: State, seat: int | None) -> GameView:

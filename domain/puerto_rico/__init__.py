@@ -41,6 +41,9 @@ from domain.puerto_rico.data import (
     BARRELS,
     BASE_VIOLET,
     DRAFT_SLOTS,
+    EXPANSIONS,
+    FOREST_HOUSE_WITH_HACIENDA,
+    LIBRARY_CRAFTSMAN_GOODS,
     PLANTATION_TILES,
     PRODUCTION_BUILDINGS,
     VP_POOL_5P,
@@ -98,13 +101,13 @@ class PuertoRico:
     def validate_options(self, options: Options, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_players <= seats <= self.max_players:
             raise _invalid("seats", f"Puerto Rico takes 2 to 5 players, not {seats}")
-        if options.expansion not in ("none", "new-buildings"):
+        if options.expansion not in EXPANSIONS:
             raise _invalid("expansion", "expansion is none or new-buildings")
         if options.vp_pool_5p not in VP_POOL_5P:
             raise _invalid("vp_pool_5p", "vp_pool_5p is 122 or 126")
-        if options.forest_house_with_hacienda not in ("allowed", "exclusive"):
+        if options.forest_house_with_hacienda not in FOREST_HOUSE_WITH_HACIENDA:
             raise _invalid("forest_house_with_hacienda", "allowed or exclusive")
-        if options.library_craftsman_goods not in ("any", "different"):
+        if options.library_craftsman_goods not in LIBRARY_CRAFTSMAN_GOODS:
             raise _invalid("library_craftsman_goods", "any or different")
         if not isinstance(options.library_2p_once_per_round, bool):
             raise _invalid("library_2p_once_per_round", "a boolean")

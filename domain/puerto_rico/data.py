@@ -3,7 +3,9 @@ rules read every number from here."""
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple, get_args
+
+from domain.enums import one_of
 
 # --- goods, plantations, quarries ---------------------------------------------------
 
@@ -14,7 +16,7 @@ PRICE: tuple[int, ...] = (0, 1, 2, 3, 4)  # trading-house price by good
 
 # Island tile kinds: the five plantations, then quarries. Forests are counted apart.
 ISLAND: tuple[str, ...] = (*GOODS, "quarry")
-QUARRY = 5
+QUARRY = 5  # index of "quarry" in ISLAND, so in a player's tile and occupied counts
 ISLAND_INDEX: dict[str, int] = {k: i for i, k in enumerate(ISLAND)}
 PLANTATIONS: tuple[str, ...] = GOODS
 
@@ -80,9 +82,9 @@ SETUP: dict[int, Setup] = {
 }
 VP_POOL_5P: tuple[int, ...] = (122, 126)
 ROLES: tuple[str, ...] = (*BASE_ROLES, "prospector_1", "prospector_2")
-TRADING_HOUSE_SIZE = 4
-ISLAND_SPACES = 12
-CITY_SPACES = 12
+TRADING_HOUSE_SIZE = 4  # barrels the trading house holds; emptied if full at a trader phase's end
+ISLAND_SPACES = 12  # island spaces per player, for plantations, quarries and forests
+CITY_SPACES = 12  # city spaces per player; a large violet building takes 2 (R3)
 
 # --- buildings ----------------------------------------------------------------------
 
@@ -208,14 +210,75 @@ EXCLUSIVE_PAIR: tuple[str, str] = ("hacienda", "forest_house")  # option `exclus
 FACTORY_PAYOUT: tuple[int, ...] = (0, 0, 1, 2, 3, 5)
 # residence bonus by filled island spaces (≤9 → 4).
 RESIDENCE_BONUS: dict[int, int] = {10: 5, 11: 6, 12: 7}
-RESIDENCE_MIN = 4
+RESIDENCE_MIN = 4  # residence bonus VP with 9 or fewer filled island spaces (R32)
 # cloister bonus by number of groups of three.
 CLOISTER_BONUS: tuple[int, ...] = (0, 1, 3, 6, 10)
 # Guest house moves may not go to these.
 NO_GUEST_TARGET: frozenset[str] = frozenset({"guest_house", "statue"})
 
 LOCATIONS_ISLAND: frozenset[str] = frozenset(ISLAND)
-SAN_JUAN = "san_juan"
+SAN_JUAN = "san_juan"  # a player's San Juan as a location, holding colonists with no circle
+
+# Places with circles for colonists: the island kinds, then the buildings with circles.
+CIRCLE_PLACES: tuple[str, ...] = (
+    *ISLAND,
+    *(b for b in BUILDING_ORDER if BUILDINGS[b].circles > 0),
+)
+# Where the black market's colonist may come from: any circle but its own, or San Juan (R18).
+BLACK_MARKET_COLONIST: tuple[str, ...] = (
+    *(p for p in CIRCLE_PLACES if p != "black_market"),
+    SAN_JUAN,
+)
+# Where a guest may move to.
+GUEST_TARGETS: tuple[str, ...] = tuple(p for p in CIRCLE_PLACES if p not in NO_GUEST_TARGET)
+
+# --- options, flow and wire values ---------------------------------------------------
+
+EXPANSIONS: tuple[str, ...] = ("none", "new-buildings")
+FOREST_HOUSE_WITH_HACIENDA: tuple[str, ...] = ("allowed", "exclusive")
+LIBRARY_CRAFTSMAN_GOODS: tuple[str, ...] = ("any", "different")
+# The phase of each role (both prospector cards play the "prospector" phase).
+ROLE_PHASES: tuple[str, ...] = (*BASE_ROLES, "prospector")
+PHASES: tuple[str, ...] = ("setup", "draft", "roles", *ROLE_PHASES, "end", "over")
+# The decisions one seat is asked for (a guest window asks several seats: "guest_window").
+STEPS: tuple[str, ...] = (
+    "draft_building",
+    "choose_role",
+    "settler_turn",
+    "settler_library",
+    "hacienda_place",
+    "place_colonists",
+    "builder_turn",
+    "craftsman_bonus",
+    "trader_turn",
+    "captain_turn",
+    "store",
+)
+GUEST_WINDOW = "guest_window"  # the step while a guest window waits on every seat in it
+PASS_STEPS: tuple[str, ...] = (
+    "settler_turn",
+    "settler_library",
+    "builder_turn",
+    "trader_turn",
+    "captain_turn",
+)
+SettleSource = Literal["face_up", "quarry", "forest"]
+SETTLE_SOURCES: tuple[str, ...] = get_args(SettleSource)
+VENUES: tuple[str, ...] = ("trading_house", "trading_post")
+# A forest's kind as events show it while the game runs (R11).
+FOREST = "forest"
+# The parts of a final score (`board.score_breakdown`); the bonuses only for occupied buildings.
+SCORE_PARTS: tuple[str, ...] = (
+    "vp",
+    "buildings",
+    "guild_hall",
+    "residence",
+    "fortress",
+    "customs_house",
+    "city_hall",
+    "cloister",
+    "total",
+)
 
 
 def copies(building: str, seats: int) -> int:
@@ -228,3 +291,15 @@ def setup_for(seats: int, vp_pool_5p: int = 122) -> Setup:
     if seats == 5:
         return s._replace(vp=vp_pool_5p)
     return s
+
+
+# --- field types for the API schemas: a str (or int) holding one of a fixed set ---------
+
+Good = Annotated[str, one_of(GOODS)]
+IslandKind = Annotated[str, one_of(ISLAND)]  # a plantation kind or "quarry"
+Role = Annotated[str, one_of(ROLES)]
+BuildingId = Annotated[str, one_of(BUILDING_ORDER)]
+VioletId = Annotated[str, one_of(DRAFTABLE)]
+CirclePlace = Annotated[str, one_of(CIRCLE_PLACES)]
+GuestTarget = Annotated[str, one_of(GUEST_TARGETS)]
+Step = Annotated[str, one_of(STEPS)]

@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
+from domain.enums import one_of
+from domain.puerto_rico.data import (
+    EXPANSIONS,
+    FOREST_HOUSE_WITH_HACIENDA,
+    LIBRARY_CRAFTSMAN_GOODS,
+    VP_POOL_5P,
+)
 from domain.puerto_rico.events import WindowFor
 
 
 class Options(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """Game options plus `auto_forced` (auto-apply rule)."""
 
-    expansion: str = "none"  # none | new-buildings
-    vp_pool_5p: int = 122  # 122 | 126
-    forest_house_with_hacienda: str = "allowed"  # allowed | exclusive
-    library_craftsman_goods: str = "any"  # any | different
+    # none: the base game; new-buildings: The New Buildings expansion and its draft
+    expansion: Annotated[str, one_of(EXPANSIONS)] = "none"
+    # VP chips with 5 players: 122 (original box) or 126 (Deluxe); 5 players only (R2)
+    vp_pool_5p: Annotated[int, one_of(VP_POOL_5P)] = 122
+    # exclusive: hacienda and forest house are never both drafted (expansion only, R5)
+    forest_house_with_hacienda: Annotated[str, one_of(FOREST_HOUSE_WITH_HACIENDA)] = "allowed"
+    # the library's 2 craftsman barrels: of any produced kinds, or different (expansion, R20)
+    library_craftsman_goods: Annotated[str, one_of(LIBRARY_CRAFTSMAN_GOODS)] = "any"
+    # 2 players, expansion: the library doubles only the first role its owner picks in a round
+    # while it is occupied (R21)
     library_2p_once_per_round: bool = False
+    # a decision with a single legal command (and no movable guest) is played at once
     auto_forced: bool = True
 
 

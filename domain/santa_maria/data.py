@@ -14,23 +14,23 @@ RESOURCES: tuple[str, ...] = ("wood", "grain", "sugar", "gem", "gold")
 COST_KINDS: tuple[str, ...] = ("wood", "grain", "sugar", "gem")  # what a cost may name (R13)
 SORT_ORDER: dict[str, int] = {k: i for i, k in enumerate(COST_KINDS)}
 
-STORAGE_LIMIT = 3
-STORAGE_LIMIT_SC05 = 5
+STORAGE_LIMIT = 3  # most of each resource a player may hold; a gain past it is sold at once (R14)
+STORAGE_LIMIT_SC05 = 5  # the storage limit with scholar SC05 (Quartermaster)
 SELL_PRICE: dict[str, int] = {"wood": 1, "grain": 1, "sugar": 2, "gem": 2, "gold": 2}
-SELL_BONUS_SC04 = 1
+SELL_BONUS_SC04 = 1  # extra coins per resource sold, overflow sales included, with SC04 (Merchant)
 BUY_PRICE: dict[str, int] = {"wood": 3, "grain": 3}
 EXPANSION_COST: dict[str, dict[str, int]] = {
     "double": {"wood": 2},
     "triple": {"wood": 2, "grain": 1},  # R1
 }
-EXPANSION_WOOD_DISCOUNT_SC01 = 1
-WHITE_DICE_CAP = 3
-WHITE_DICE_CAP_SC09 = 4
-STARTING_WOOD = 2
+EXPANSION_WOOD_DISCOUNT_SC01 = 1  # wood off each expansion's cost with SC01 (Surveyor)
+WHITE_DICE_CAP = 3  # white dice a player may take per year (R24)
+WHITE_DICE_CAP_SC09 = 4  # the white-dice cap with SC09 (Foreman)
+STARTING_WOOD = 2  # wood each player gains at set-up
 STARTING_COINS: tuple[int, ...] = (3, 4, 5, 6)  # by turn position in year 1
-YEARS = 3
+YEARS = 3  # years (rounds) in a game; final scoring follows year 3's conquistador scoring
 DICE_PER_PLAYER = 3  # white dice rolled per player per year; blue dice per player in the supply
-DISPLAY_PER_KIND = 5
+DISPLAY_PER_KIND = 5  # tiles of each kind (double, triple) dealt face up to the display each year
 
 # --- building effect codes [Tabletop edition] ---------------------------------------
 # Each building code resolves these atomic effects in order. Atomic effects:
@@ -99,7 +99,7 @@ BOARDS: dict[str, tuple[tuple[str, ...], ...]] = {
         (".", "W", ".", ".", ".", "SH"),
     ),
 }
-GRID = 6
+GRID = 6  # rows and columns of a colony board (coordinates 1..6)
 
 # --- expansion tiles [Tabletop edition] ---------------------------------------------
 
@@ -155,20 +155,20 @@ def tile_kind(tile: str) -> str:
 
 # --- road tiles -------------------------------------------------------------------------
 
-ROAD_TILES = 3
-ROAD_TILE_ID = "RD"
+ROAD_TILES = 3  # road tiles for the whole game, stacked on RS5 and never replenished (R16)
+ROAD_TILE_ID = "RD"  # a road tile's id in a colony's per-cell tile_on
 
 # --- religion track [Tabletop edition] -----------------------------------------------
 
-RELIGION_END = 15
+RELIGION_END = 15  # last religion-track space (start 0); each step past it scores 1 point (R19)
 MONK_SYMBOLS: tuple[int, ...] = (2, 4, 7, 10, 13, 15)
 BLUE_UNLOCK_SYMBOLS: tuple[int, ...] = (2, 7)  # the 1st and 3rd symbols
-MAX_BLUE_DICE = 1 + len(BLUE_UNLOCK_SYMBOLS)
-MONKS_PER_PLAYER = 6
+MAX_BLUE_DICE = 1 + len(BLUE_UNLOCK_SYMBOLS)  # blue dice a player may own: 1 + 1 per unlock symbol
+MONKS_PER_PLAYER = 6  # monks each player starts with in reserve
 
 # --- conquistador track and year-end table [Tabletop edition] ------------------------
 
-CONQUISTADOR_END = 15
+CONQUISTADOR_END = 15  # last conquistador-track space (start 0); steps past it are lost
 GOLD_SYMBOLS: tuple[int, ...] = (3, 6, 9, 12, 15)
 # players -> year -> points by rank (rank 1 first); ranks not listed (and the last) score 0.
 CONQUISTADOR_TABLE: dict[int, dict[int, tuple[int, ...]]] = {
@@ -200,7 +200,7 @@ SCHOLARS: dict[str, tuple[str, int]] = {
 }
 NAVIGATOR_COINS = 2  # SC06: coins in place of one resource of a ship's cost
 PREACHER_MAX_EXTRA = 2  # SC07
-RELIGION_MAX_EXTRA = 1
+RELIGION_MAX_EXTRA = 1  # extra steps a religion action may buy, 1 grain or gold each (SC07: 2)
 CAPTAIN_COST = 2  # SC08: coins for one extra conquistador step
 
 # id -> (name, scoring rule key, points per unit, unit size). Each also costs BISHOP_COST.
@@ -212,7 +212,7 @@ BISHOPS: dict[str, tuple[str, str, int, int]] = {
     "BI05": ("Bishop of Treasure", "coins", 1, 3),
     "BI06": ("Bishop of Roads", "roads", 2, 1),
 }
-BISHOP_COST = 2
+BISHOP_COST = 2  # points each bishop a player has a monk on costs at game end
 
 # mission space -> (station id, reward {resource|coins|points: n}) gained at recruitment.
 MISSIONS: dict[str, tuple[str, dict[str, int]]] = {
@@ -270,7 +270,7 @@ STANDARD_SHIPS: dict[str, tuple[tuple[str, ...], int]] = {
     "SW30": _ship("W G S J", 5),
 }
 SHIPS: dict[str, tuple[tuple[str, ...], int]] = {**STARTING_SHIPS, **STANDARD_SHIPS}
-DOCKS = 4
+DOCKS = 4  # docks on the common board and in each port, 1 to 4
 # dock -> atomic income effect per tile in that port dock when its owner retires.
 DOCK_INCOME: dict[int, str] = {1: "C3", 2: "RL", 3: "CQ", 4: "P2"}
 
@@ -288,3 +288,41 @@ RETIRE_ACTIONS: dict[str, tuple[str, ...]] = {
 # Queued after a retire space's action: the income step reads the port only when it starts, so a
 # tile shipped by RS4 pays its dock's income in the same retire.
 SHIPPING_INCOME = "INCOME"
+
+# --- fixed vocabularies (the JSON Schema enums of commands, views and events) ------------------
+
+COLONY_BOARD_MODES: tuple[str, ...] = ("random", "draft")  # option colony_boards
+DIE_COLOURS: tuple[str, ...] = ("white", "blue")
+DOCK_NUMBERS: tuple[int, ...] = tuple(range(1, DOCKS + 1))
+CELL_CODES: tuple[str, ...] = (EMPTY, BLOCKED, ROAD, *BUILDING_EFFECTS)
+# What an expansion may be paid with: the kinds of its cost, and gold in their place (R13).
+EXPANSION_COST_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(k for cost in EXPANSION_COST.values() for k in cost)
+)
+EXPANSION_PAID_KINDS: tuple[str, ...] = (*EXPANSION_COST_KINDS, "gold")
+SHIP_PAID_KINDS: tuple[str, ...] = (*COST_KINDS, "gold", "coins")  # coins: SC06 only
+TRADE_PAY: tuple[str, ...] = (
+    *dict.fromkeys(k for inputs, _ in TRADES.values() for k in inputs),
+    "gold",  # R32
+)
+TRADE_GAIN: tuple[str, ...] = tuple(dict.fromkeys(k for _, out in TRADES.values() for k in out))
+POINT_REASONS: tuple[str, ...] = ("effect", "mission")  # a building/income effect, a mission
+BUILDING_ATOMS: tuple[str, ...] = tuple(
+    dict.fromkeys(e for effects in BUILDING_EFFECTS.values() for e in effects)
+)
+RETIRE_ATOMS: tuple[str, ...] = (
+    *dict.fromkeys(e for effects in RETIRE_ACTIONS.values() for e in effects),
+    SHIPPING_INCOME,
+)
+# Every atomic effect a queue may hold; "M<space>" resolves a monk symbol entered on the
+# religion track (the blue-die unlock, then the recruit decision).
+EFFECTS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            *BUILDING_ATOMS,
+            *DOCK_INCOME.values(),
+            *RETIRE_ATOMS,
+            *(f"M{space}" for space in MONK_SYMBOLS),
+        ]
+    )
+)

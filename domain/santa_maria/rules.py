@@ -329,7 +329,7 @@ def run_queue(sim: Sim) -> None:
 def validate_options(options: Any, seats: int) -> None:
     if not isinstance(options, SantaMariaOptions):
         raise RuleError("invalid_options.type", "options must be SantaMariaOptions")
-    if options.colony_boards not in ("random", "draft"):
+    if options.colony_boards not in data.COLONY_BOARD_MODES:
         raise RuleError("invalid_options.colony_boards", "colony_boards is random or draft")
     if not isinstance(seats, int) or not 2 <= seats <= 4:
         raise RuleError("invalid_options.seats", "Santa Maria hosts 2 to 4 players")

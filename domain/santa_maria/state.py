@@ -3,16 +3,37 @@ stack and of the two expansion stacks) live here and stop at `view.py`."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec.structs import replace
 
+from domain.enums import one_of
 from domain.santa_maria import data
+
+# Fixed vocabularies (schema-only enums: the values stay plain str/int), from data.py.
+Resource = Annotated[str, one_of(data.RESOURCES)]
+CostKind = Annotated[str, one_of(data.COST_KINDS)]
+BoardName = Annotated[str, one_of(data.BOARD_NAMES)]
+TileId = Annotated[str, one_of(data.TILES)]
+DoubleTile = Annotated[str, one_of(data.DOUBLE_TILES)]
+TripleTile = Annotated[str, one_of(data.TRIPLE_TILES)]
+ShipId = Annotated[str, one_of(data.SHIPS)]
+StandardShip = Annotated[str, one_of(data.STANDARD_SHIPS)]
+ScholarId = Annotated[str, one_of(data.SCHOLARS)]
+BishopId = Annotated[str, one_of(data.BISHOPS)]
+MonkSpace = Annotated[str, one_of(data.MONK_SPACES)]
+RetireSpace = Annotated[str, one_of(data.RETIRE_SPACES)]
+Effect = Annotated[str, one_of(data.EFFECTS)]
+BuildingAtom = Annotated[str, one_of(data.BUILDING_ATOMS)]
+DieColour = Annotated[str, one_of(data.DIE_COLOURS)]
+Dock = Annotated[int, one_of(data.DOCK_NUMBERS)]
 
 
 class SantaMariaOptions(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    colony_boards: str = "random"  # random | draft
+    # How colony boards are assigned: random (dealt clockwise from the start player) or draft
+    # (chosen one seat at a time, counter-clockwise, the start player last).
+    colony_boards: Annotated[str, one_of(data.COLONY_BOARD_MODES)] = "random"
 
 
 DecisionKind = Literal["trade", "ship", "religion", "conquistador", "recruit", "road"]
@@ -22,41 +43,63 @@ Phase = Literal["setup", "draft", "play", "year_end", "over"]
 class Decision(msgspec.Struct, kw_only=True):
     """A pending optional choice of the active player."""
 
+    # The decision awaited, answered by the command of that name (road: place_road); decline
+    # is an answer to trade, ship, recruit and road only.
     kind: DecisionKind
-    building: str = ""  # TG | TL for a trade
-    max_extra: int = 0  # religion: 1 (2 with SC07); conquistador: 1 (SC08)
+    # The trade building (TG or TL) for a trade decision; "" for any other kind.
+    building: Annotated[str, one_of(("", *data.TRADES))] = ""
+    # Most extra steps allowed: religion 1 (2 with SC07); conquistador 1 (SC08); else 0.
+    max_extra: int = 0
 
 
 class PlayerState(msgspec.Struct, kw_only=True):
-    seat: int
-    board: str = ""
-    # Flat 6x6 grids, index (row-1)*6 + (col-1).
-    cells: list[str] = msgspec.field(default_factory=lambda: ["."] * 36)
+    seat: int  # the player's seat, 0-based
+    board: Annotated[str, one_of(("", *data.BOARD_NAMES))] = ""  # colony board; "" not yet drafted
+    # Cell codes of the colony, flat 6x6 row by row: index (row-1)*6 + (col-1); "." empty,
+    # "#" blocked, "=" road, else a building code (the same index in every per-cell list).
+    cells: list[Annotated[str, one_of(data.CELL_CODES)]] = msgspec.field(
+        default_factory=lambda: ["."] * 36
+    )
+    # Per cell: true where the board has it pre-printed (a building or blocked cell).
     printed: list[bool] = msgspec.field(default_factory=lambda: [False] * 36)
-    tile_on: list[str] = msgspec.field(default_factory=lambda: [""] * 36)  # tile id or RD
-    die_on: list[int] = msgspec.field(default_factory=lambda: [0] * 36)  # 0, 1 white, 2 blue
+    # Per cell: the expansion tile covering it, "RD" for a road tile, "" for none.
+    tile_on: list[Annotated[str, one_of(("", *data.TILES, data.ROAD_TILE_ID))]] = msgspec.field(
+        default_factory=lambda: [""] * 36
+    )
+    # Per cell: the die on it this year: 0 none, 1 white, 2 blue.
+    die_on: list[Annotated[int, one_of((0, 1, 2))]] = msgspec.field(
+        default_factory=lambda: [0] * 36
+    )
+    # Per cell: coins paid onto it by a coin activation this year (0: none).
     coins_on: list[int] = msgspec.field(default_factory=lambda: [0] * 36)
-    res: dict[str, int] = msgspec.field(default_factory=lambda: {k: 0 for k in data.RESOURCES})
-    coins: int = 0
-    points: int = 0
-    religion: int = 0
-    conquistador: int = 0
+    # Resources held, keyed by resource (0 to the storage limit: 3, 5 with SC05).
+    res: dict[Resource, int] = msgspec.field(default_factory=lambda: {k: 0 for k in data.RESOURCES})
+    coins: int = 0  # coins held
+    points: int = 0  # points scored so far in play (ships, scholars, bishops count at the end)
+    religion: int = 0  # religion track space, 0 (start) to 15 (end)
+    conquistador: int = 0  # conquistador track space, 0 (start) to 15 (end)
     conq_arrival: int = 0  # stack height key on a shared space: later arrival ranks ahead
     conq_acted: bool = False  # "conquistador action this year" (R6)
+    # Coin activations this year; the next costs this + 1 coins (SC03: max(1, this)).
     coin_activations: int = 0
     coins_paid: int = 0  # coins lying on buildings this year
-    white_taken: int = 0
-    white_faces: list[int] = msgspec.field(default_factory=list)  # values of white dice on colony
-    blue: list[int] = msgspec.field(default_factory=list)  # faces, index i-1
+    white_taken: int = 0  # white dice taken this year (cap 3, 4 with SC09)
+    # Values of the white dice on the colony this year, in the order taken.
+    white_faces: list[int] = msgspec.field(default_factory=list)
+    blue: list[int] = msgspec.field(default_factory=list)  # blue dice faces, die i at index i-1
+    # Per blue die (index i-1): true once it has been placed this year.
     blue_used: list[bool] = msgspec.field(default_factory=list)
     blue_locked: list[bool] = msgspec.field(default_factory=list)  # unlocked on retire turn (R29)
-    monks_reserve: int = data.MONKS_PER_PLAYER
-    symbols_entered: int = 0
-    scholars: list[str] = msgspec.field(default_factory=list)
-    bishops: list[str] = msgspec.field(default_factory=list)
-    port: list[list[str]] = msgspec.field(default_factory=lambda: [[], [], [], []])
-    retired: bool = False
-    alchemy_used: bool = False
+    monks_reserve: int = data.MONKS_PER_PLAYER  # monks not yet placed (of 6)
+    symbols_entered: int = 0  # religion-track monk symbols entered so far (0..6)
+    # Scholars the player has a monk on, in recruitment order.
+    scholars: list[ScholarId] = msgspec.field(default_factory=list)
+    # Bishops the player has a monk on, in recruitment order.
+    bishops: list[BishopId] = msgspec.field(default_factory=list)
+    # Shipped tiles by port dock (dock d at index d-1), each dock in arrival order.
+    port: list[list[ShipId]] = msgspec.field(default_factory=lambda: [[], [], [], []])
+    retired: bool = False  # retired this year: skipped until the year ends
+    alchemy_used: bool = False  # SC10's alchemy used this year
     main_actions: int = 0  # main actions this year (termination invariant)
 
 

@@ -4,54 +4,74 @@ expansion stacks, shown once the game is over."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
+from domain.enums import one_of
+from domain.santa_maria import data
 from domain.santa_maria import events as ev
 from domain.santa_maria.state import (
+    BishopId,
     Decision,
+    DoubleTile,
+    Effect,
+    MonkSpace,
     Phase,
     PlayerState,
+    RetireSpace,
     SantaMariaOptions,
     SantaMariaState,
+    ScholarId,
+    StandardShip,
+    TileId,
+    TripleTile,
     clone,
 )
 
 
 class SantaMariaView(msgspec.Struct, kw_only=True):
-    seats: int
-    options: SantaMariaOptions
+    seats: int  # number of players (2..4)
+    options: SantaMariaOptions  # the options the game was created with
+    # setup, draft (boards being chosen), play, year_end (between the years), over
     phase: Phase
-    year: int
-    start_player: int
-    active: int
-    awaiting: list[int]
+    year: int  # the current year, 1..3
+    start_player: int  # the seat that started this year
+    active: int  # the seat to move (or to draft a board); -1 when nobody (the game is over)
+    awaiting: list[int]  # seats whose command is awaited: the active seat in draft/play, else []
+    # Seats still to choose a colony board, the next first (empty outside the draft).
     draft_order: list[int]
-    players: list[PlayerState]
-    main_done: bool
-    queue: list[str]
-    pending: Decision | None
-    white_pool: list[int]
-    blue_supply: int
-    docks: list[str]
-    ship_stack_count: int
-    double_stack_count: int
-    triple_stack_count: int
-    display_doubles: list[str]
-    display_triples: list[str]
-    out_of_game: list[str]
-    road_stack: int
-    retire_spaces: dict[str, int]
-    retire_order: list[int]
-    scholars: list[str]
-    bishops: list[str]
-    monks: dict[str, list[int]]
+    players: list[PlayerState]  # every player's colony and holdings, by seat
+    main_done: bool  # the active player has taken this turn's main action
+    queue: list[Effect]  # atomic effects still to resolve this turn, the next first
+    pending: Decision | None  # the active player's decision to answer; None: nothing pending
+    white_pool: list[int]  # faces (1..6) of the white dice still in the common pool, ascending
+    blue_supply: int  # blue dice not yet owned by a player
+    # Ship tile waiting at each common-board dock, docks 1..4; "" an empty dock (stack empty).
+    docks: list[Annotated[str, one_of(("", *data.SHIPS))]]
+    ship_stack_count: int  # ship tiles left in the face-down ship stack
+    double_stack_count: int  # double tiles left in the face-down stack
+    triple_stack_count: int  # triple tiles left in the face-down stack
+    display_doubles: list[DoubleTile]  # double tiles of this year's display, left to take
+    display_triples: list[TripleTile]  # triple tiles of this year's display, left to take
+    # Expansion tiles out of the game (left in an earlier year's display), in discard order.
+    out_of_game: list[TileId]
+    road_stack: int  # road tiles left on retire space RS5 (3 at the start, never refilled)
+    # The seat on each retire space this year, keyed by space; -1: vacant.
+    retire_spaces: dict[RetireSpace, int]
+    retire_order: list[int]  # seats that retired this year, first to retire first
+    scholars: list[ScholarId]  # the scholar tiles over scholar-1..3, in that order
+    bishops: list[BishopId]  # the bishop tiles over bishop-1..3, in that order
+    # Seats with a monk on each monk space, keyed by space, in recruitment order.
+    monks: dict[MonkSpace, list[int]]
+    # Year-end conquistador points: one list per year scored, each by seat.
     conquistador_history: list[list[int]]
-    # Revealed only once the game is over (None before).
-    ship_stack: list[str] | None = None
-    double_stack: list[str] | None = None
-    triple_stack: list[str] | None = None
+    # Revealed only once the game is over (None before): the ship stack, top first.
+    ship_stack: list[StandardShip] | None = None
+    # The double tiles left in their stack, top first, once the game is over (None before).
+    double_stack: list[DoubleTile] | None = None
+    # The triple tiles left in their stack, top first, once the game is over (None before).
+    triple_stack: list[TripleTile] | None = None
 
 
 def view(s: SantaMariaState, seat: int | None) -> SantaMariaView:

@@ -33,7 +33,7 @@ def _expected(api: Api, game_id: str, seat: int | None) -> tuple[Any, list[Any]]
             event = fold.decode(e.type, data)
             text = fold.game.describe(fold.game.redact(event, seat), seat)
             data = msgspec.to_builtins(fold.game.redact(event, seat))
-            data.pop("type")
+        data = {**data, "type": e.type}  # the data names its type (the clients' discriminator)
         events.append(
             {
                 "version": e.originator_version,

@@ -17,10 +17,10 @@ from typing import Any, ClassVar
 
 import pytest
 from litestar.testing import TestClient
+from tabletop_client import Client, game_of
 
 from api.main import build
 from service.settings import Settings
-from tabletop.client import Client
 from tests.conftest import LiveServer
 from tests.support.waits import wait_until
 
@@ -182,5 +182,5 @@ def test_the_twenty_line_bot_plays_santa_maria_to_the_end(
         scope: dict[str, Any] = {}
         exec(compile(code, "README.md", "exec"), scope)
         game = api.game(scope["game"].id)
-    assert game.status == "finished" and game.game == "santa-maria"
-    assert game.result is not None and sorted(game.result["ranks"])[0] == 1
+    assert game.status == "finished" and game_of(game) == "santa-maria"
+    assert game.result is not None and sorted(game.result.ranks)[0] == 1

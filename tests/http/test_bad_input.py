@@ -129,9 +129,7 @@ def test_bad_bodies_on_every_json_route(world: dict[str, Any]) -> None:
         ("/v1/tournaments", {"game": "secret-duel", "format": "swiss", "table_size": "2"}),
     ],
 )
-def test_no_coercion(
-    world: dict[str, Any], path: str, body: dict[str, Any]
-) -> None:
+def test_no_coercion(world: dict[str, Any], path: str, body: dict[str, Any]) -> None:
     """A string (or a float) for an integer, a string for a boolean: 400."""
     _posted_and_refused(world, path, body, 400)
 

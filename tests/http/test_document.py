@@ -32,16 +32,8 @@ STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
-    """A schema with its references inlined, for a JSON Schema validator."""
-    text = json.dumps(schema)
-    for _ in range(10):
-        text = re.sub(
-            r'\{"\$ref": "#/components/schemas/(\w+)"\}',
-            lambda m: json.dumps(DOCUMENT["components"]["schemas"][m[1]]),
-            text,
-        )
-    resolved: dict[str, Any] = json.loads(text)
-    return resolved
+    """A schema whose `#/components/...` references resolve, for a JSON Schema validator."""
+    return {**schema, "components": DOCUMENT["components"]}
 
 
 @pytest.mark.parametrize(("path", "method", "operation"), OPERATIONS)
@@ -86,7 +78,8 @@ def test_request_bodies_refuse_unknown_fields_and_timestamps_are_date_time() -> 
         for field, prop in schema.get("properties", {}).items()
         if "date-time" in json.dumps(prop)
     }
-    assert {("GameOut", "created_at"), ("GameOut", "last_activity"), ("EventOut", "at"),
+    assert {("CaylusGameOut", "created_at"), ("CaylusGameOut", "last_activity"),
+            ("CaylusEventOut", "at"),
             ("GameSummary", "deadline"), ("PlayerProfile", "created_at"),
             ("SeatClock", "deadline"), ("StreamToken", "expires_at")} <= stamps  # fmt: skip
 

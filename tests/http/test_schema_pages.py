@@ -16,8 +16,8 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from api.game_types import renderers
 from api.main import build
+from api.typed_document import renderers
 from service.settings import Settings
 from tests.browser.conftest import browser  # noqa: F401  (the fixture: a real chromium)
 from tests.conftest import LiveServer

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 
+from tabletop_client import Client
+
 from api.bot_runner import Runner, policy_named
-from tabletop.client import Client
 
 
 def serve_games(server: str, key: str, spec: str, games: int, seed: int = 7) -> Runner:

@@ -1,17 +1,19 @@
-"""A typed client of API v1 over httpx: what a program needs to play (docs/api.md).
+"""A typed client of Tabletop's API v1 over httpx: what a program needs to play (the server's
+docs/api.md). It depends on httpx and msgspec only: nothing of the server's code.
 
-Answers decode into the client's own structs (`tabletop.answers`, which mirror the response
-bodies of openapi/openapi.json), and a game's moves into its own command types (`commands`),
-so a bot works with `ChooseRole(role="settler")`, not with dicts. Every write carries an
-Idempotency-Key; a write whose answer is lost (a dropped connection, a 503) is sent again
-with the same key, so it is applied once. A refusal raises `ApiError` with its stable code.
-Other seats (bots too) move after the request that leaves the game to them: `wait` for them
-with the long poll, never in a loop of reads.
+Answers decode into `tabletop_client.models`, generated from the server's OpenAPI document:
+a game's answer is its own game's type (`PuertoRicoGameOut`, whose `view` is a
+`PuertoRicoGameView` and whose legal moves are `PuertoRicoChooseRole`, ...), told apart by the
+answer's `game`. Every write carries an Idempotency-Key; a write whose answer is lost (a
+dropped connection, a 503) is sent again with the same key, so it is applied once. A refusal
+raises `ApiError` with its stable code. Other seats (bots too) move after the request that
+leaves the game to them: `wait` for them with the long poll, never in a loop of reads.
 
-    with Client("http://127.0.0.1:8000", key) as api:
+    with Client("http://127.0.0.1:8000") as api:
+        api.register("ada")
         game = api.create_game("santa-maria", 2, seat=0, bots={1: "random"})
         legal = api.legal_moves(game.id)
-        answer = api.move(game.id, legal.version, commands(game.game, legal.moves)[0])
+        answer = api.move(game.id, legal.version, legal.moves[0])
         if answer.legal is None:  # the bot's turn: the game once it has moved
             game = api.wait(game.id, answer.version)
 """
@@ -27,11 +29,8 @@ from typing import Any, TypeVar
 import httpx
 import msgspec
 
-from domain.registry import GAMES
-from tabletop.answers import (
+from tabletop_client.models import (
     AuditOut,
-    ClockOut,
-    EventOut,
     EventPage,
     GameOut,
     GameType,
@@ -39,32 +38,31 @@ from tabletop.answers import (
     LegalMoves,
     MoveResult,
     PlayerCreated,
-    SeatClock,
-    SeatOut,
 )
 
-__all__ = [
-    "ApiError",
-    "AuditOut",
-    "Client",
-    "ClockOut",
-    "EventOut",
-    "EventPage",
-    "GameOut",
-    "GameType",
-    "GameTypeSchemas",
-    "LegalMoves",
-    "MoveResult",
-    "PlayerCreated",
-    "SeatClock",
-    "SeatOut",
-    "commands",
-]
-
 T = TypeVar("T")
+# Decoders of the answers (the unions pick each game's own types by the answer's `game`).
+_PLAYER = msgspec.json.Decoder(PlayerCreated)
+_GAME_TYPES = msgspec.json.Decoder(list[GameType])
+_SCHEMAS = msgspec.json.Decoder(GameTypeSchemas)
+_GAME: msgspec.json.Decoder[GameOut] = msgspec.json.Decoder(GameOut)
+_LEGAL: msgspec.json.Decoder[LegalMoves] = msgspec.json.Decoder(LegalMoves)
+_MOVED: msgspec.json.Decoder[MoveResult] = msgspec.json.Decoder(MoveResult)
+_EVENTS: msgspec.json.Decoder[EventPage] = msgspec.json.Decoder(EventPage)
+_AUDIT = msgspec.json.Decoder(AuditOut)
 NDJSON = "application/x-ndjson"
 RETRIES = 3  # sends of one write whose answer was lost, after the first
 BACKOFF = 0.2  # seconds before the first resend, doubled each time
+
+
+def game_of(answer: msgspec.Struct) -> str:
+    """The game's type ("puerto-rico") of an answer typed per game (`PuertoRicoGameOut`,
+    `PuertoRicoLegalMoves`, ...): the `game` the answer was told apart by, which msgspec
+    keeps as its class's tag, not as a field."""
+    tag = answer.__struct_config__.tag
+    if not isinstance(tag, str):
+        raise TypeError(f"{type(answer).__name__} is not typed per game")
+    return tag
 
 
 class ApiError(Exception):
@@ -77,12 +75,6 @@ class ApiError(Exception):
         self.code = code
         self.detail = detail
         self.version = version
-
-
-def commands(game: str, moves: list[dict[str, Any]]) -> list[Any]:
-    """Legal moves as the game's command structs (`domain.<game>.commands`)."""
-    command_type = GAMES[game].command_type
-    return [msgspec.convert(move, command_type) for move in moves]
 
 
 class Client:
@@ -114,16 +106,16 @@ class Client:
 
     def register(self, name: str) -> PlayerCreated:
         """A new player; the client then acts as it (its `api_key` is shown only here)."""
-        created = self._send("POST", "/v1/players", PlayerCreated, json={"name": name})
+        created = self._send("POST", "/v1/players", _PLAYER, json={"name": name})
         self.key, self.player = created.api_key, created.id
         return created
 
     def game_types(self) -> list[GameType]:
-        return self._send("GET", "/v1/game-types", list[GameType])
+        return self._send("GET", "/v1/game-types", _GAME_TYPES)
 
     def game_type(self, game: str) -> GameTypeSchemas:
         """The game's options, commands, view and events as JSON Schema."""
-        return self._send("GET", f"/v1/game-types/{game}", GameTypeSchemas)
+        return self._send("GET", f"/v1/game-types/{game}", _SCHEMAS)
 
     # ---- games ------------------------------------------------------------------------------
 
@@ -146,22 +138,22 @@ class Client:
             "options": options or {},
             **more,
         }
-        return self._write("/v1/games", GameOut, body)
+        return self._write("/v1/games", _GAME, body)
 
     def join(self, game_id: str, seat: int | None = None) -> GameOut:
-        return self._write(f"/v1/games/{game_id}/join", GameOut, {"seat": seat})
+        return self._write(f"/v1/games/{game_id}/join", _GAME, {"seat": seat})
 
     def resign(self, game_id: str) -> GameOut:
-        return self._write(f"/v1/games/{game_id}/resign", GameOut)
+        return self._write(f"/v1/games/{game_id}/resign", _GAME)
 
     def leave(self, game_id: str) -> GameOut:
-        return self._write(f"/v1/games/{game_id}/leave", GameOut)
+        return self._write(f"/v1/games/{game_id}/leave", _GAME)
 
     def abort(self, game_id: str) -> GameOut:
-        return self._write(f"/v1/games/{game_id}/abort", GameOut)
+        return self._write(f"/v1/games/{game_id}/abort", _GAME)
 
     def rematch(self, game_id: str) -> GameOut:
-        return self._write(f"/v1/games/{game_id}/rematch", GameOut)
+        return self._write(f"/v1/games/{game_id}/rematch", _GAME)
 
     def games(self, **filters: str) -> Iterator[dict[str, Any]]:
         """Game summaries, newest first, every page (`game`, `status`, `player` filter)."""
@@ -175,7 +167,7 @@ class Client:
 
     def game(self, game_id: str) -> GameOut:
         """The game as this player may see it (its seat's view while it runs)."""
-        return self._send("GET", f"/v1/games/{game_id}", GameOut)
+        return self._send("GET", f"/v1/games/{game_id}", _GAME)
 
     def wait(self, game_id: str, version: int, timeout_s: float = 30.0) -> GameOut:
         """The game once it is past `version` (or over), or as it is after `timeout_s`
@@ -187,7 +179,7 @@ class Client:
         timeout = httpx.Timeout(  # the wait on top of what any answer may take
             self.http.timeout.connect, read=None if read is None else read + timeout_s
         )
-        return self._send("GET", f"/v1/games/{game_id}", GameOut, params=params, timeout=timeout)
+        return self._send("GET", f"/v1/games/{game_id}", _GAME, params=params, timeout=timeout)
 
     def legal_moves(
         self, game_id: str, page: int = 1000, *, first: LegalMoves | None = None
@@ -197,14 +189,15 @@ class Client:
         params = {"offset": 0, "limit": page}
         if first is None:
             path = f"/v1/games/{game_id}/legal-moves"
-            first = self._send("GET", path, LegalMoves, params=params)
-        while len(first.moves) < first.total:
-            params["offset"] = len(first.moves)
-            more = self._send("GET", f"/v1/games/{game_id}/legal-moves", LegalMoves, params=params)
+            first = self._send("GET", path, _LEGAL, params=params)
+        moves: list[Any] = list(first.moves)
+        while len(moves) < first.total:
+            params["offset"] = len(moves)
+            more = self._send("GET", f"/v1/games/{game_id}/legal-moves", _LEGAL, params=params)
             if more.version != first.version or not more.moves:  # the game moved on meanwhile
                 return self.legal_moves(game_id, page)
-            first.moves.extend(more.moves)
-        return first
+            moves += more.moves
+        return msgspec.structs.replace(first, moves=moves)
 
     def move(self, game_id: str, expected_version: int, move: Any) -> MoveResult:
         """Play `move` (a command struct or its JSON object) at `expected_version`; 409
@@ -213,7 +206,7 @@ class Client:
         them); its `legal` is the seat's next legal moves (the first page: `legal_moves(id,
         first=answer.legal)` reads the rest, if any) when the game awaits the seat again."""
         body = {"expected_version": expected_version, "move": msgspec.to_builtins(move)}
-        return self._write(f"/v1/games/{game_id}/moves", MoveResult, body)
+        return self._write(f"/v1/games/{game_id}/moves", _MOVED, body)
 
     def events(
         self, game_id: str, after: int = 0, seat: int | None = None, limit: int = 1000
@@ -222,7 +215,7 @@ class Client:
         params: dict[str, Any] = {"after": after, "limit": limit}
         if seat is not None:
             params["seat"] = seat
-        return self._send("GET", f"/v1/games/{game_id}/events", EventPage, params=params)
+        return self._send("GET", f"/v1/games/{game_id}/events", _EVENTS, params=params)
 
     def export(self, game_id: str) -> list[dict[str, Any]]:
         """A finished game's export lines (docs/export-format.md)."""
@@ -230,7 +223,7 @@ class Client:
         return [json.loads(line) for line in r.text.splitlines() if line.strip()]
 
     def audit(self, game_id: str) -> AuditOut:
-        return self._send("GET", f"/v1/games/{game_id}/audit", AuditOut)
+        return self._send("GET", f"/v1/games/{game_id}/audit", _AUDIT)
 
     def notices(self, after: int = 0) -> Iterator[dict[str, Any]]:
         """This player's notices across its games (`your_turn`, `game_finished`, ...), oldest
@@ -253,10 +246,12 @@ class Client:
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"} if self.key else {}
 
-    def _send(self, method: str, path: str, into: type[T], **kwargs: Any) -> T:
-        return msgspec.json.decode(self._request(method, path, **kwargs).content, type=into)
+    def _send(self, method: str, path: str, into: msgspec.json.Decoder[T], **kwargs: Any) -> T:
+        return into.decode(self._request(method, path, **kwargs).content)
 
-    def _write(self, path: str, into: type[T], body: dict[str, Any] | None = None) -> T:
+    def _write(
+        self, path: str, into: msgspec.json.Decoder[T], body: dict[str, Any] | None = None
+    ) -> T:
         """A POST with a fresh Idempotency-Key, sent again with the same key while its
         answer is lost."""
         key = uuid.uuid4().hex

@@ -1,1 +1,0 @@
-"""Tabletop for programs that play: `tabletop.client` (a typed HTTP client of API v1)."""
