@@ -77,7 +77,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     E.BlueDiceRolled: lambda e, v: (
         f"Year {e.year} blue dice: "
         + ", ".join(
-            f"{whose(r[0], v, False)} die {r[1] + 1} shows {r[2]}" for r in e.rolls if len(r) >= 3
+            f"{whose(r[0], v, False)} die {r[1]} shows {r[2]}" for r in e.rolls if len(r) >= 3
         )
         + "."
     ),
@@ -128,7 +128,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
     ),
     E.Declined: lambda e, v: f"{who(e.seat, v)} declined to {_decision(e.decision)}.",
     E.Traded: lambda e, v: (
-        f"{who(e.seat, v)} traded {e.amount} {name(e.pay)} for " + f"{name(e.gain)}."
+        f"{who(e.seat, v)} traded 1 {name(e.pay)} for {e.amount} {name(e.gain)}."
     ),
     E.Shipped: lambda e, v: (
         f"{who(e.seat, v)} shipped {name(e.tile)} from dock {e.dock}, "
@@ -147,7 +147,7 @@ LINES: dict[type, Callable[[Any, int | None], str]] = {
         f"{who(e.seat, v)} advanced the conquistador from " + f"{e.from_space} to {e.to_space}."
     ),
     E.BlueDieUnlocked: lambda e, v: (
-        f"{who(e.seat, v)} unlocked blue die {e.index + 1} "
+        f"{who(e.seat, v)} unlocked blue die {e.index} "
         + f"showing {e.value}"
         + (" (usable next year)." if e.locked else ".")
     ),
