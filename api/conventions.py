@@ -36,7 +36,7 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.typing import FieldDefinition
 
-from api.field_notes import notes
+from api.field_notes import wire_notes
 
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
@@ -64,12 +64,8 @@ class StrictStructSchemas(StructSchemaPlugin):
         own_doc = kind.__dict__.get("__doc__") if isinstance(kind, type) else None
         if own_doc and not schema.description:  # the Struct's own docstring, not its base's
             schema.description = " ".join(inspect.cleandoc(own_doc).split())
-        text = {}
-        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
-            mine = notes(kind)  # by the Python name; the schema's are the wire names
-            text = {
-                f.encode_name: mine[f.name] for f in msgspec.structs.fields(kind) if f.name in mine
-            }
+        is_struct = isinstance(kind, type) and issubclass(kind, msgspec.Struct)
+        text = wire_notes(kind) if is_struct else {}
         for name, prop in (schema.properties or {}).items():
             if name in TIMESTAMPS and isinstance(prop, Schema):
                 _date_time(prop)

@@ -77,19 +77,34 @@ def _children(info: Any) -> Iterator[Any]:
             yield from (v for v in value if isinstance(v, msgspec.inspect.Type))
 
 
+def wire_notes(cls: type) -> dict[str, str]:
+    """field (as it is sent: its encode name) -> its comment in the class's source."""
+    mine = notes(cls)
+    return {f.encode_name: mine[f.name] for f in msgspec.structs.fields(cls) if f.name in mine}
+
+
 def described(schema: dict[str, Any], cls: type) -> dict[str, Any]:
     """A Struct's component with each property's comment as its `description`."""
     props = schema.get("properties")
     if not props:
         return schema
-    by_wire = {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
-    text = notes(cls)
+    text = wire_notes(cls)
     out = dict(props)
     for wire, prop in props.items():
-        note = text.get(by_wire.get(wire, wire))
+        note = text.get(wire)
         if note and "description" not in prop:
             out[wire] = prop | {"description": note}  # beside a `$ref` too (OpenAPI 3.1)
     return schema | {"properties": out}
+
+
+def described_components(
+    types: list[Any], ref_template: str
+) -> tuple[tuple[dict[str, Any], ...], dict[str, dict[str, Any]]]:
+    """msgspec's JSON Schema components of `types` (their roots, and each component by name),
+    every Struct's properties described."""
+    roots, defs = msgspec.json.schema_components(types, ref_template=ref_template)
+    classes = structs(types)
+    return roots, {n: described(d, classes[n]) if n in classes else d for n, d in defs.items()}
 
 
 def undescribed(components: dict[str, dict[str, Any]]) -> list[str]:

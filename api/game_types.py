@@ -18,7 +18,7 @@ from litestar import get
 from litestar.params import FromPath
 
 from api.errors import documented
-from api.field_notes import described, structs
+from api.field_notes import described_components
 from domain.contract import Game
 from domain.registry import GAMES
 from service.errors import NotFound
@@ -39,13 +39,12 @@ def view_type(game: Game[Any, Any]) -> type:
 
 
 @cache
-def _schemas(name: str, ref: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """({part: schema}, {component: schema}) of one game, its references under `ref`."""
+def game_components(name: str, ref: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """({part: schema}, {component: schema}) of one game, its references under `ref`: its
+    components are shared, not copied (do not change them)."""
     game = GAMES[name]
     types = [game.options_type, game.command_type, view_type(game), game.event_type]
-    roots, defs = msgspec.json.schema_components(types, ref_template="\0{name}")
-    classes = structs(types)
-    defs = {n: described(d, classes[n]) if n in classes else d for n, d in defs.items()}
+    roots, defs = described_components(types, "\0{name}")
     p = prefix(game)
     names = {n: _name(p, n) for n in defs}
     # Each part gets a component of its own name (`PuertoRicoCommand`), the unions included.
@@ -83,11 +82,18 @@ def _rewrite(schema: Any, names: dict[str, str], ref: str) -> Any:
         out["$ref"] = ref + names[out["$ref"][1:]]
     if "mapping" in out:  # a discriminator's: tag -> component
         out["mapping"] = {t: ref + names[r[1:]] for t, r in out["mapping"].items()}
-    tag = out.get("properties", {}).get("type")
+    return tag_const(out)
+
+
+def tag_const(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tagged union member's schema with its tag (`type`, msgspec's one-value enum) as a
+    `const` with that default, which generated clients fill in by themselves."""
+    tag = schema.get("properties", {}).get("type")
     if isinstance(tag, dict) and len(tag.get("enum", ())) == 1:
         value = tag["enum"][0]
-        out["properties"]["type"] = {"type": "string", "const": value, "default": value}
-    return out
+        const = {"type": "string", "const": value, "default": value}
+        return schema | {"properties": schema["properties"] | {"type": const}}
+    return schema
 
 
 class GameTypeSchemas(msgspec.Struct, kw_only=True):
@@ -109,7 +115,7 @@ class GameTypeSchemas(msgspec.Struct, kw_only=True):
 def game_schema(name: str) -> GameTypeSchemas:
     """The body of `GET /v1/game-types/{game}`."""
     game = GAMES[name]
-    parts, defs = _schemas(name, DEFS_REF)
+    parts, defs = game_components(name, DEFS_REF)
     return GameTypeSchemas(
         name=game.name,
         title=game.title,

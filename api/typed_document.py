@@ -21,8 +21,8 @@ from litestar import Request
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, YamlRenderPlugin
 from litestar.router import Router
 
-from api.field_notes import described, structs
-from api.game_types import OPENAPI_REF, _schemas, prefix
+from api.field_notes import described_components
+from api.game_types import OPENAPI_REF, game_components, prefix, tag_const
 from api.lifecycle_events import LifecycleEvent
 from api.schema_assets import Redoc, SwaggerUI
 from domain.contract import Result
@@ -49,7 +49,7 @@ def typed(document: dict[str, Any]) -> dict[str, Any]:
     commands: list[Any] = []
     members: dict[str, dict[str, str]] = {}
     for name in sorted(GAMES):
-        parts, components = _schemas(name, OPENAPI_REF)
+        parts, components = game_components(name, OPENAPI_REF)
         schemas.update(components)
         commands.append(parts["command"])
         own_events = components[parts["event"]["$ref"].removeprefix(OPENAPI_REF)]
@@ -94,35 +94,19 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _bases(schemas: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The answers' schemas before typing, as litestar wrote them; the `Result` of a game."""
-    classes = structs([Result])
-    _, defs = msgspec.json.schema_components([Result], ref_template=OPENAPI_REF + "{name}")
+    _, defs = described_components([Result], OPENAPI_REF + "{name}")
     for name, schema in defs.items():
-        schemas.setdefault(name, described(schema, classes[name]))
+        schemas.setdefault(name, schema)
     return {base: schemas[base] for base in GAME_TYPED}
 
 
 def _lifecycle(schemas: dict[str, Any]) -> dict[str, Any]:
     """The service's own events' data (api/lifecycle_events.py): component per type, and
     their union's members and mapping."""
-    (root,), defs = msgspec.json.schema_components(
-        [LifecycleEvent], ref_template=OPENAPI_REF + "{name}"
-    )
-    classes = structs([LifecycleEvent])
+    (root,), defs = described_components([LifecycleEvent], OPENAPI_REF + "{name}")
     for name, schema in defs.items():
-        schemas[name] = _tag_const(described(schema, classes[name]))
-    union: dict[str, Any] = root
-    return union
-
-
-def _tag_const(schema: dict[str, Any]) -> dict[str, Any]:
-    tag = schema.get("properties", {}).get("type")
-    if isinstance(tag, dict) and len(tag.get("enum", ())) == 1:
-        value = tag["enum"][0]
-        props = schema["properties"] | {
-            "type": {"type": "string", "const": value, "default": value}
-        }
-        return schema | {"properties": props}
-    return schema
+        schemas[name] = tag_const(schema)
+    return root
 
 
 def _game_answers(
@@ -219,19 +203,29 @@ def _items_given(schema: Any) -> Any:
     return out
 
 
-class Typed(OpenAPIRenderPlugin):
-    """A render plugin that serves `typed(document)` through another one, so that `/schema`
-    serves what `openapi/openapi.json` holds."""
+class TypedDocument:
+    """`typed(document)`, made once (on the first request for it) for every renderer."""
 
-    def __init__(self, inner: OpenAPIRenderPlugin) -> None:
-        super().__init__(path=list(inner.paths), media_type=inner.media_type)
-        self.inner = inner
+    def __init__(self) -> None:
         self._document: dict[str, Any] | None = None
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+    def of(self, openapi_schema: dict[str, Any]) -> dict[str, Any]:
         if self._document is None:
             self._document = typed(msgspec.to_builtins(openapi_schema))
-        return self.inner.render(request, self._document)
+        return self._document
+
+
+class Typed(OpenAPIRenderPlugin):
+    """A render plugin that serves the typed document through another one, so that
+    `/schema` serves what `openapi/openapi.json` holds."""
+
+    def __init__(self, inner: OpenAPIRenderPlugin, document: TypedDocument) -> None:
+        super().__init__(path=list(inner.paths), media_type=inner.media_type)
+        self.inner = inner
+        self.document = document
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return self.inner.render(request, self.document.of(openapi_schema))
 
     def receive_router(self, router: Router) -> None:
         self.inner.receive_router(router)
@@ -242,5 +236,6 @@ def renderers() -> list[OpenAPIRenderPlugin]:
     `/schema/openapi.json` and `/schema/openapi.yaml`, all of the typed document. The pages
     load nothing from another host: their files are served at `/schema/assets/...`
     (api/schema_assets.py)."""
-    inner = [SwaggerUI(), Redoc()]
-    return [Typed(p) for p in (*inner, JsonRenderPlugin(), YamlRenderPlugin())]
+    document = TypedDocument()
+    inner = [SwaggerUI(), Redoc(), JsonRenderPlugin(), YamlRenderPlugin()]
+    return [Typed(plugin, document) for plugin in inner]

@@ -16,6 +16,7 @@ import pytest
 
 from service.settings import Settings
 from tests.conftest import LiveServer
+from tests.support.document import DOCUMENTED, PREFIXES
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTED = [
@@ -96,7 +97,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield place
 
 
-@pytest.mark.parametrize("game", HOSTED)
+@pytest.mark.parametrize("game", DOCUMENTED)
 def test_a_bot_in_a_fresh_environment_plays_each_game(
     venv: Path, pg_settings: Settings, game: str
 ) -> None:
@@ -111,11 +112,12 @@ def test_a_bot_in_a_fresh_environment_plays_each_game(
         )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    p = "".join(w.capitalize() for w in game.split("-"))
+    p = PREFIXES[game]
     assert out["game"] == game and out["status"] == "finished" and out["moves"]
     assert not out["server_importable"] and out["view_is_own"]
-    others = [c for c in out["classes"] for g in HOSTED if g != game and c.startswith(
-        "".join(w.capitalize() for w in g.split("-")))]  # fmt: skip
+    others = [
+        c for c in out["classes"] for g, q in PREFIXES.items() if g != game and c.startswith(q)
+    ]
     assert not others, others
     assert {f"{p}GameOut", f"{p}LegalMoves", f"{p}EventPage"} <= set(out["classes"])
     assert all(m.startswith(p) for m in out["moves"]), out["moves"]

@@ -15,28 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from api.game_types import prefix
-from domain.registry import GAMES
 from service.settings import Settings
 from tests.conftest import LiveServer
+from tests.support.document import (
+    DOCUMENT,
+    DOCUMENTED,
+    SCHEMAS,
+    command_classes,
+    event_classes,
+    view_class,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-CLIENT = ROOT / "clients" / "typescript"
-DOCUMENT = ROOT / "openapi" / "openapi.json"
-SCHEMAS = json.loads(DOCUMENT.read_text())["components"]["schemas"]
-# The games the document types (the tests' own games are not in it).
-DOCUMENTED = sorted(g for g in GAMES if f"{prefix(GAMES[g])}GameOut" in SCHEMAS)
+CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 NPM = shutil.which("npm")
 NODE = shutil.which("node")
-
-
-def _tags(component: str, *path: str) -> set[str]:
-    schema = SCHEMAS[component]
-    for step in path:
-        schema = schema[step]
-    if "$ref" in schema:  # a union of its own (the game's commands)
-        schema = SCHEMAS[schema["$ref"].rsplit("/", 1)[1]]
-    return set(schema["discriminator"]["mapping"])
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +62,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def test_a_typescript_bot_plays_each_game_to_the_end(
     built: Path, pg_settings: Settings, game: str
 ) -> None:
-    p = prefix(GAMES[game])
     with LiveServer(pg_settings) as live:
         done = subprocess.run(
             [str(NODE), "dist/bot.js", live.url, game, "7"],
@@ -82,9 +73,7 @@ def test_a_typescript_bot_plays_each_game_to_the_end(
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["game"] == out["pageGame"] == game and out["status"] == "finished"
-    own_moves = _tags(f"{p}LegalMoves", "properties", "moves", "items")
-    own_events = _tags(f"{p}EventOut", "properties", "data")
+    own_moves, own_events = set(command_classes(game)), set(event_classes(game))
     assert out["moves"] and set(out["moves"]) <= own_moves, out["moves"]
     assert set(out["events"]) <= own_events and "game_finished" in out["events"]
-    view = SCHEMAS[f"{p}GameOut"]["properties"]["view"]["anyOf"][0]["$ref"].rsplit("/", 1)[1]
-    assert set(out["views"]) <= set(SCHEMAS[view]["properties"]), out["views"]
+    assert set(out["views"]) <= set(SCHEMAS[view_class(game)]["properties"]), out["views"]

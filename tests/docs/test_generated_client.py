@@ -22,26 +22,21 @@ from typing import Any
 import attrs
 import pytest
 
-from api.game_types import prefix
 from domain.registry import GAMES
 from service.settings import Settings
 from tests.conftest import LiveServer
+from tests.support.document import (
+    DOCUMENT,
+    DOCUMENTED,
+    PREFIXES,
+    command_classes,
+    event_classes,
+    lifecycle_classes,
+    view_class,
+)
 from tests.support.sampling import base_seed
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCUMENT = ROOT / "openapi" / "openapi.json"
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"
-SCHEMAS = json.loads(DOCUMENT.read_text())["components"]["schemas"]
-# The games the document types (the tests' own games are not in it).
-DOCUMENTED = sorted(g for g in GAMES if f"{prefix(GAMES[g])}GameOut" in SCHEMAS)
-PREFIXES = {name: prefix(GAMES[name]) for name in GAMES}
-LIFECYCLE = {  # the service's own events' data: the same in every game
-    ref.rsplit("/", 1)[1]
-    for tag, ref in SCHEMAS["CaylusEventOut"]["properties"]["data"]["discriminator"][
-        "mapping"
-    ].items()
-    if not ref.rsplit("/", 1)[1].startswith("Caylus")
-}
 
 
 @pytest.fixture(scope="module")
@@ -70,16 +65,6 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
         sys.path.remove(str(out))
         for name in [m for m in sys.modules if m.startswith("tabletop_client_gen")]:
             del sys.modules[name]
-
-
-def _mapping(component: str, *path: str) -> dict[str, str]:
-    """tag -> component of a discriminated union in the committed document."""
-    schema = SCHEMAS[component]
-    for step in path:
-        schema = schema[step]
-    if "$ref" in schema:  # a union of its own (the game's commands)
-        schema = SCHEMAS[schema["$ref"].rsplit("/", 1)[1]]
-    return {t: r.rsplit("/", 1)[1] for t, r in schema["discriminator"]["mapping"].items()}
 
 
 def _classes(value: Any, found: list[str]) -> list[str]:
@@ -117,9 +102,7 @@ def test_every_answer_of_a_game_decodes_into_its_own_types(
     )
     from tabletop_client_gen.api.players import create_player  # type: ignore[import-not-found]
 
-    commands = _mapping(f"{p}LegalMoves", "properties", "moves", "items")
-    events = _mapping(f"{p}EventOut", "properties", "data")
-    view = SCHEMAS[f"{p}GameOut"]["properties"]["view"]["anyOf"][0]["$ref"].rsplit("/", 1)[1]
+    commands, events, view = command_classes(game), event_classes(game), view_class(game)
     seed = f"{base_seed()}/generated/{game}"
     rng = random.Random(seed)
     print(f"seed {seed}")
@@ -172,7 +155,7 @@ def test_every_answer_of_a_game_decodes_into_its_own_types(
         _own(game, _classes(replay, seen))
     kinds = {e.to_dict()["type"] for e in page.events}
     assert len(moves) >= 2 and len(kinds) >= 5, (moves, kinds)
-    assert LIFECYCLE & set(seen), "the service's own events decode into their types"
+    assert lifecycle_classes() & set(seen), "the service's own events decode into their types"
 
 
 def test_the_generated_classes_carry_each_games_tag(generated: ModuleType) -> None:
