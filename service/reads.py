@@ -113,16 +113,18 @@ class GameReads:
 
 def visible(fold: Fold, seat: int | None, e: Any) -> dict[str, Any]:
     """An event as `seat` may see it: redacted by the game while it runs."""
-    data = e.data
+    # The data names its type too (a generated client's discriminator of the event's data):
+    # a redacted game event's builtins carry it already, as its tag; stored data does not.
+    data: dict[str, Any] | None = None
     if e.type in SERVICE_EVENTS:
-        text = service_line(e.type, data, seat)
+        text = service_line(e.type, e.data, seat)
     else:
-        event = fold.decode(e.type, data)
+        event = fold.decode(e.type, e.data)
         text = fold.game.describe(event, seat)  # as `seat` saw it while the game ran
         if not fold.over:
             data = msgspec.to_builtins(fold.game.redact(event, seat))
-    # The data names its type too: a generated client's discriminator of the event's data.
-    data = {"type": e.type, **data}
+    if data is None:
+        data = {"type": e.type, **e.data}
     shown = {
         "version": e.originator_version,
         "type": e.type,
