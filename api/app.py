@@ -46,6 +46,7 @@ from api.middleware import RequestMiddleware
 from api.operations import health, metrics
 from api.player_routes import create_player, create_stream_token
 from api.player_stream import player_stream
+from api.ratings_routes import ROUTES as rating_routes
 from api.tournaments import ROUTES as tournament_routes
 from api.trust import ROUTES as trust_routes
 from api.typed_document import renderers
@@ -93,6 +94,7 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
             rematch_game,
             player_stream,
             *tournament_routes,
+            *rating_routes,
             *trust_routes,
             get_game,
             legal_moves,

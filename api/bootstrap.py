@@ -64,11 +64,14 @@ class Tabletop:
         limits: Limits | None = None,
         standby: EventStoreApp | None = None,
         run_bots: bool = True,
+        resuming: bool = False,
     ) -> None:
         self.store = store
         self.standby = standby
         self.game_reads = GameReads(store, Current(store), standby)
         self.games = Games(store, self.game_reads, now)
+        if resuming:  # a server that starts may follow a gap: see service/heartbeat.py
+            self.games.resuming.interrupted()
         self.limits = limits or Limits()
         self.register = buckets(self.limits.register)  # per client address
         self.per_key = buckets(self.limits.per_key)
@@ -90,6 +93,8 @@ class Tabletop:
         self._bots_task: asyncio.Task[None] | None = None
         self.metrics = Metrics(self)
         self.watch = StoreWatch(store)
+        # A store found down may hide a gap: timed moves wait for the clocks' credit.
+        self.watch.on_down = self.games.resuming.interrupted
         self._projections = projections
         self.runner: GamesRunner | None = None
         # Applies the timeouts, in a thread of this app with `keep_time` (the store's settings):
@@ -194,6 +199,8 @@ class Tabletop:
 # The scope's key for the player a request's API key was found to be (api/guard.py finds it
 # before the handler runs; `Tabletop.caller` then needs no second look).
 CALLER = "tabletop.caller"
+# ... and when it arrived (the guard stamps it first thing): a move is decided as of then.
+ARRIVED = "tabletop.arrived"
 
 
 def bearer(request: Request[Any, Any, Any]) -> str | None:
@@ -227,6 +234,7 @@ def open_tabletop(settings: Settings) -> Tabletop:
         keep_time=settings if keeps_time and not in_memory else None,
         limits=settings.limits,
         standby=open_store(standby) if standby is not None else None,
+        resuming=not in_memory,  # (an in-memory store has no past, and no timekeeper)
         run_bots=plays_bots,
     )
 

@@ -323,13 +323,14 @@ def _progress() -> Progress:
 cli.command("verify")(checks.verify_cmd)
 cli.command()(checks.monitor)
 cli.add_typer(checks.keys_cli, name="keys")
+cli.add_typer(checks.ratings_cli, name="ratings")
 cli.command()(checks.replay)
 
 
 def main() -> None:
     if not sys.argv[1:] or {"--help", "-h"} & set(sys.argv[1:]):
         # Help in click's plain form: rich alone takes longer to import than all the rest.
-        for app in (cli, projections, bots, timekeeper, checks.keys_cli):
+        for app in (cli, projections, bots, timekeeper, checks.keys_cli, checks.ratings_cli):
             app.rich_markup_mode = None
     cli()
 

@@ -211,3 +211,61 @@ def replay(
         "state": msgspec.to_builtins(fold.state),
     }
     sys.stdout.write(json.dumps(out) + "\n")
+
+
+ratings_cli = typer.Typer(help="Ratings, from public data.", no_args_is_help=True)
+
+
+@ratings_cli.command("recompute")
+def ratings_recompute(
+    log: Annotated[
+        Path,
+        typer.Option(
+            help="the transparency log as JSON: {head, keys, leaves}, the answers of GET "
+            "/v1/transparency/head, /v1/keys and /v1/transparency/leaves (docs/ratings.md)"
+        ),
+    ],
+    games: Annotated[
+        Path, typer.Option(help="the games' exports, as <game id>.ndjson (each game leaf's)")
+    ],
+    key: Annotated[
+        str | None,
+        typer.Option(
+            help="the service's public keys to check the head with, instead of the log file's "
+            "`keys`: a file (GET /v1/keys saved, or a PEM key) or the URL of /v1/keys"
+        ),
+    ] = None,
+    audit: Annotated[
+        bool, typer.Option(help="also re-execute every rated game (as `tabletop verify`)")
+    ] = False,
+) -> None:
+    """Recompute every rating from the log and the exports alone: the head's signature and
+    the leaves against its root, each game's export against its leaf, then the rated games
+    in leaf order. Prints {tree_size, root_hash, ratings} (exit 0), or what does not check
+    (exit 1)."""
+    from projections.ratings_recompute import Refused, check_log, exports_in, read_log, recompute
+    from service.signing import parse_keys
+
+    hosted_games()
+    if not games.is_dir():
+        refuse(f"--games {games} is not a directory")
+    try:
+        head, served, leaves = read_log(_fetch(str(log)))
+    except Refused as refused:
+        refuse(refused.problems[0])
+    if key is None and served is None:
+        refuse("no keys to check the head with: give --key, or `keys` in the log file")
+    try:
+        keys = parse_keys(_fetch(key) if key is not None else json.dumps(served))
+    except ValueError as error:
+        refuse(f"no key read from {key or 'the log file'}: {error}")
+    try:
+        problems = check_log(head, keys, leaves)
+        if problems:
+            raise Refused(problems)
+        ratings = recompute(leaves, exports_in(games), audit)
+    except Refused as refused:
+        sys.stdout.write(json.dumps({"verified": False, "problems": refused.problems}) + "\n")
+        raise typer.Exit(1) from None
+    out = {"tree_size": head["tree_size"], "root_hash": head["root_hash"], "ratings": ratings}
+    sys.stdout.write(json.dumps(out) + "\n")

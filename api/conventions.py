@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
 
 # The fields that hold a timestamp, in every body of the API.
-TIMESTAMPS = frozenset({"at", "created_at", "last_activity", "deadline", "expires_at"})
+TIMESTAMPS = frozenset(
+    {"at", "created_at", "last_activity", "deadline", "expires_at", "starts_at", "ended_at"}
+)
 _EXAMPLE = re.compile(r"\n\s*Example:\s*(?P<method>[A-Z]+)\s+(?P<path>\S+)(?P<body>.*)\Z", re.S)
 _SENTENCE = re.compile(r"^(.+?\.)(?:\s|$)", re.S)
 _CLAUSE = re.compile(r"[:;] | \(")  # a summary is the sentence's first clause

@@ -26,7 +26,7 @@ from api.answers import (
     read_game,
     replayed_header,
 )
-from api.bootstrap import Shared, Tabletop
+from api.bootstrap import ARRIVED, Shared, Tabletop
 from api.conditional import NOT_MODIFIED, IfNoneMatch, versioned
 from api.errors import documented
 from api.paging import LINK, next_link
@@ -403,7 +403,8 @@ async def submit_move(
     Example: POST /v1/games/{game_id}/moves {"expected_version": 12,
     "move": {"type": "choose_role", "role": "settler"}}"""
     t = tabletop
-    arrived = t.games.now()  # the player's decision time: the server's work is not theirs
+    # The player's decision time, when the request arrived: the server's work is not theirs.
+    arrived = str(request.scope.get(ARRIVED) or t.games.now())
     player = await t.player(request)
     args = (game_id, data.expected_version, data.move, idempotency_key, arrived)
     answer = await t.games.move(player, *args)

@@ -32,7 +32,7 @@ from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.bootstrap import CALLER, Tabletop
+from api.bootstrap import ARRIVED, CALLER, Tabletop
 from api.errors import PROBLEM_JSON, problem_body
 from api.health import SUSPECT_AFTER
 from api.limits import retry_after
@@ -54,6 +54,7 @@ class GuardMiddleware(ASGIMiddleware):
             await next_app(scope, receive, send)
             return
         t: Tabletop = scope["litestar_app"].state.tabletop
+        scope[ARRIVED] = t.games.now()  # type: ignore[literal-required]
         if t.watch.down:
             await _refuse(send, 503, "unavailable", "the event store is down; try again", 1)
             return

@@ -63,6 +63,7 @@ class StoreWatch:
         self.down_since: float | None = None  # monotonic time the store was found down
         # what to call when the store is found down: answer each API request still waiting
         self.waiting: set[Callable[[], None]] = set()
+        self.on_down: Callable[[], None] | None = None  # and tell the service, once
 
     @property
     def down(self) -> bool:
@@ -137,6 +138,8 @@ class StoreWatch:
         self.down_since = time.monotonic()
         self._pool.timeout = DOWN_WAIT
         log.warning("store_down", waiting=len(self.waiting))
+        if self.on_down is not None:
+            self.on_down()
         self._watching = asyncio.ensure_future(self._watch())
         for answer in list(self.waiting):
             answer()

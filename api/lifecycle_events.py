@@ -5,7 +5,7 @@ them, so every field a game of an older release may lack has a default."""
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 import msgspec
 
@@ -66,6 +66,15 @@ class TimedOut(_Lifecycle, tag="timed_out", frozen=True):
     deadline: str  # when it ran out (RFC 3339, UTC)
 
 
+class ClockCredit(_Lifecycle, tag="clock_credit", frozen=True):
+    """The service could not act for a while (every process stopped, or its store out of
+    reach): the seats whose clocks ran get that time back (docs/api.md, "Clocks")."""
+
+    seats: list[int]  # the seats whose clocks ran, each given the time back
+    ms: int  # the time given back, in milliseconds
+    reason: Literal["outage"]  # why the service could not act
+
+
 class SeatForfeited(_Lifecycle, tag="seat_forfeited", frozen=True):
     """A seat gave up for good: a bot plays it out, and it ranks last."""
 
@@ -108,6 +117,7 @@ LifecycleEvent = Union[  # noqa: UP007 (msgspec wants a Union of the tagged Stru
     SeatLeft,
     RandomnessFixed,
     TimedOut,
+    ClockCredit,
     SeatForfeited,
     GameFinished,
     GameAborted,

@@ -14,6 +14,8 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from api.bootstrap import Shared
 from api.errors import documented
 from api.paging import LINK, decode_cursor, next_link, page
+from api.ratings_routes import participant_id
+from projections.ratings import BOT, provisional
 from projections.summary import GameSummary, decode
 from service.errors import NotFound
 
@@ -56,13 +58,18 @@ class Rating(msgspec.Struct, kw_only=True):
     sigma: float
     ordinal: float  # mu - 3 sigma: what the leaderboard ranks by
     games: int  # rated games played
+    # Sigma is still above 5: too few rated games to trust the rating (about the first ten;
+    # docs/ratings.md). The leaderboard leaves such ratings out unless asked.
+    provisional: bool
 
 
 class PlayerProfile(msgspec.Struct, kw_only=True):
     """A player's (or bot's) profile: its record and rating per game type, its recent games."""
 
-    id: str  # a player's id, or `bot:<name>` for a bot
-    name: str  # the player's name, or `<name> bot` for a bot
+    # A player's id, or `bot:<spec>` for a bot: its full spec, spelt canonically
+    # (`bot:mcts:p=64` is shown as `bot:mcts:playouts=64`).
+    id: str
+    name: str  # the player's name, or `<spec> bot` for a bot
     created_at: str | None  # when the player registered (RFC 3339, UTC); None for a bot
     # One per game type the player has sat at, by name; empty for a bot.
     games: list[GameTypeRecord]
@@ -112,13 +119,17 @@ async def list_games(
 def get_player(tabletop: Shared, player_id: FromPath[str]) -> PlayerProfile:
     """A player's profile: games played and won per game type, the recent games with their
     final rank and score, and its rating per game type. Bots have profiles too, once they
-    have played a rated game: `bot:greedy`.
+    have played a rated game, one per spec: `bot:greedy`, `bot:mcts:playouts=64`.
 
     Example: GET /v1/players/bot:greedy"""
     t = tabletop
-    ratings = [msgspec.convert(r, Rating) for r in t.listings.ratings_of(player_id)]
-    if player_id.startswith("bot:") and ratings:
-        name = f"{player_id.removeprefix('bot:')} bot"
+    player_id = participant_id(player_id)  # a bot's spec as its ratings spell it
+    ratings = [
+        Rating(provisional=provisional(float(r["sigma"])), **r)
+        for r in t.listings.ratings_of(player_id)
+    ]
+    if player_id.startswith(BOT) and ratings:
+        name = f"{player_id.removeprefix(BOT)} bot"
         return PlayerProfile(id=player_id, name=name, created_at=None, games=[], recent=[],
                              ratings=ratings)  # fmt: skip
     player = t.players.get(player_id)

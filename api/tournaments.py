@@ -1,6 +1,6 @@
-"""Tournaments and leaderboards over HTTP: create, register (players, and bots by the
-organiser), withdraw, start, read (rounds, tables with their games, standings, the seat
-spread), list, export; the leaderboard of each game type."""
+"""Tournaments over HTTP: create, register (players, and bots by the organiser), withdraw,
+start, read (rounds, tables with their games, standings, the seat spread), list, export.
+(Leaderboards: api/ratings_routes.py.)"""
 
 from __future__ import annotations
 
@@ -19,20 +19,18 @@ from api.answers import REPLAYED, IdempotencyKey, replayed_header
 from api.bootstrap import Shared, Tabletop
 from api.conditional import IMMUTABLE
 from api.errors import documented
-from api.paging import LINK, decode_cursor, encode_cursor, next_link, page
-from domain.registry import GAMES
+from api.paging import LINK, decode_cursor, next_link, page
 from domain.tournaments import pairing
 from domain.tournaments.standings import standings
+from domain.tournaments.state import CancelledReason, WithdrawnReason
 from projections.tournaments import TournamentSummary
 from projections.tournaments import decode as decode_summary
 from service.audit import tournament_export
-from service.errors import NotFound
 from service.tournament_log import Folded
 from service.tournaments import Keyed, NewTournament
 
 BEARER: list[SecurityRequirement] = [{"bearer": []}]
 NDJSON = "application/x-ndjson"
-_BOARD = b"board:"
 _TOURNAMENTS = b"tournaments:"
 
 
@@ -59,6 +57,10 @@ class Entrant(msgspec.Struct):
     bot: str | None  # the bot that plays for this entrant; null for a player
     # Withdrew after the start: paired no more (one who withdraws before it is removed).
     withdrawn: bool
+    # Why: `requested` (they withdrew), `organiser` (the organiser withdrew them) or
+    # `forfeited_twice` (the director did, after two forfeited games in a row); null while
+    # playing, and for a withdrawal recorded before reasons were.
+    withdrawn_reason: WithdrawnReason | None = None
 
 
 class TableOut(msgspec.Struct, kw_only=True):
@@ -88,43 +90,29 @@ class TournamentOut(msgspec.Struct, kw_only=True):
     """A tournament: its settings, entrants, rounds with their tables, and standings."""
 
     id: str  # the tournament's id (a UUID)
-    status: str  # open | running | finished
+    status: str  # open | running | finished | cancelled
     organiser: str  # the player id of its creator
-    config: dict[str, Any]  # game, format, table_size, rounds, options, clock, points, ...
+    # game, format, table_size, rounds, options, clock, points, advance, starts_at, entry,
+    # ruleset (the edition of the standings' rules), ...
+    config: dict[str, Any]
     entrants: list[Entrant]  # in registration order
     rounds: list[RoundOut]  # in order: the current round last
     # One line per entrant, best first: place (shared on a full tie), entrant, name, points,
-    # opponents_points, score (its games' total score), games, withdrawn.
+    # opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason.
+    # A knockout's order is how far each went: the final's ranks first, then the round each
+    # was knocked out in, later first (docs/tournaments.md).
     standings: list[dict[str, Any]]
     seat_counts: dict[str, list[int]]  # entrant -> games in each seat position (0: first)
     seat_spread: int  # the most uneven entrant's most minus least held seat
+    # Why it was cancelled: `too_few_players` (fewer entrants than a table at `starts_at`);
+    # null unless its status is `cancelled`.
+    cancelled_reason: CancelledReason | None = None
 
 
 class TournamentPage(msgspec.Struct):
     """A page of the tournaments list."""
 
     tournaments: list[TournamentSummary]  # newest first
-    next_cursor: str | None  # pass as `cursor` for the next page; null on the last page
-
-
-class BoardLine(msgspec.Struct, kw_only=True):
-    """One player's (or bot's) line of a leaderboard."""
-
-    place: int  # the line's place on the whole leaderboard, from 1 (ties are not shared)
-    participant: str  # a player's id, or `bot:<name>`
-    name: str  # the player's name, or `<name> bot`
-    ordinal: float  # mu - 3 sigma
-    mu: float  # the estimated skill (OpenSkill, Plackett-Luce): 25 before any rated game
-    sigma: float  # the uncertainty of `mu`: 25/3 (8.33) before any rated game
-    games: int  # the rated games of this game type it has finished
-
-
-class Leaderboard(msgspec.Struct):
-    """A game type's leaderboard, a page at a time."""
-
-    game: str  # the game type: a `name` of GET /v1/game-types
-    # Highest ordinal first (then more games, then the participant's id), at most `limit`.
-    players: list[BoardLine]
     next_cursor: str | None  # pass as `cursor` for the next page; null on the last page
 
 
@@ -135,10 +123,7 @@ def _out(t: Folded) -> TournamentOut:
         status=state.status,
         organiser=t.organiser,
         config=state.config,
-        entrants=[
-            Entrant(e, info["name"], info.get("bot"), e in state.withdrawn)
-            for e, info in state.entrants.items()
-        ],
+        entrants=[_entrant(state, e, info) for e, info in state.entrants.items()],
         rounds=[
             RoundOut(
                 round=r.number,
@@ -161,7 +146,13 @@ def _out(t: Folded) -> TournamentOut:
         standings=state.standings or standings(state),
         seat_counts=pairing.seat_counts(state),
         seat_spread=pairing.seat_spread(state),
+        cancelled_reason=state.cancelled_reason,
     )
+
+
+def _entrant(state: Any, entrant: str, info: dict[str, Any]) -> Entrant:
+    withdrawn, reason = entrant in state.withdrawn, state.withdrawn_reasons.get(entrant)
+    return Entrant(entrant, info["name"], info.get("bot"), withdrawn, reason)
 
 
 def _answer(done: Keyed) -> Response[TournamentOut]:
@@ -192,7 +183,12 @@ async def create_tournament(
     round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank
     (default 6/4/2/0 scaled to the table size), `advance` (knockout: how many of each table
     go on), and the `clock` and `on_timeout` of its games (default: a day per decision,
-    forfeit). Its games are rated. The tournament is at `Location`. With an
+    forfeit). Its games are rated. `starts_at` (UTC) starts it by itself then, or cancels it
+    with fewer entrants than a table (422 `invalid_starts_at` unless ahead, within a year);
+    `entry` sets conditions on the players who may register, `min_rated_games` of the game
+    type and a rating range, `min_rating` to `max_rating` (the leaderboard's mu - 3 sigma;
+    422 `invalid_entry_conditions` when the range is empty). The tournament is at
+    `Location`. With an
     `Idempotency-Key`, a retry is answered with the same tournament
     (`Idempotent-Replayed: true`); the key sent with another request is refused (422
     `idempotency_key_reused`).
@@ -229,14 +225,19 @@ def register(
     idempotency_key: IdempotencyKey = None,
 ) -> Response[TournamentOut]:
     """Register yourself; the organiser registers a bot with `{"bot": "greedy"}`. 409
-    `already_registered` twice, `tournament_started` once it has started. With an
+    `already_registered` twice, `tournament_started` once it has started,
+    `tournament_finished` once it is over, `tournament_cancelled` if it was cancelled. A
+    player who does not meet the entry conditions is refused (422
+    `entry_condition.min_rated_games`, `entry_condition.rating_range`; from the leaderboard,
+    which trails the games by the projection lag); the organiser's bots are exempt. With an
     `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`); the key sent
     with another request is refused (422 `idempotency_key_reused`).
 
     Example: POST /v1/tournaments/{tournament_id}/register {"bot": "greedy"}"""
     t, player = _caller_and(tabletop, request)
     bot = data.bot if data else None
-    return _answer(t.tournaments.register(player, tournament_id, bot, idempotency_key))
+    ratings = t.reads.rating_of  # the entry conditions' (the primary's: the freshest)
+    return _answer(t.tournaments.register(player, tournament_id, bot, idempotency_key, ratings))
 
 
 @post(
@@ -318,7 +319,7 @@ def get_tournament(tabletop: Shared, tournament_id: FromPath[UUID]) -> Tournamen
 def list_tournaments(
     request: Request[Any, Any, Any],
     tabletop: Shared,
-    status: FromQuery[Literal["open", "running", "finished"] | None] = None,
+    status: FromQuery[Literal["open", "running", "finished", "cancelled"] | None] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
 ) -> Response[TournamentPage]:
@@ -355,41 +356,6 @@ def export_tournament(tabletop: Shared, tournament_id: FromPath[UUID]) -> Stream
     return Stream(body, media_type=NDJSON, headers=IMMUTABLE if finished else None)
 
 
-@get(
-    "/v1/leaderboards/{game:str}",
-    operation_id="getLeaderboard",
-    tags=["players"],
-    sync_to_thread=True,
-    response_headers=[LINK],
-    responses=documented(400, 404),
-)
-def leaderboard(
-    request: Request[Any, Any, Any],
-    tabletop: Shared,
-    game: FromPath[str],
-    limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, QueryParameter(min_length=1, max_length=200)] = None,
-) -> Response[Leaderboard]:
-    """The leaderboard of a game type. Players (and bots) by conservative rating (mu - 3
-    sigma, OpenSkill Plackett-Luce over every rated finished game), with the rated games
-    each played; the next page is `next_cursor`, and `Link: <...>; rel="next"`.
-
-    Example: GET /v1/leaderboards/puerto-rico?limit=20"""
-    if game not in GAMES:  # (an encoded `../` too: a name, never a path)
-        raise NotFound("unknown_game", f"no game named {game!r}; see /v1/game-types")
-    offset = decode_cursor(cursor, _BOARD) if cursor is not None else 0
-    rows = tabletop.listings.leaderboard(game, offset, limit + 1)
-    more = len(rows) > limit
-    lines = [
-        BoardLine(place=offset + i + 1, **{k: r[k] for k in ("participant", "name", "ordinal",
-                  "mu", "sigma", "games")})
-        for i, r in enumerate(rows[:limit])
-    ]  # fmt: skip
-    next_cursor = encode_cursor(offset + limit, _BOARD) if more else None
-    body = Leaderboard(game, lines, next_cursor)
-    return Response(body, headers=next_link(request, cursor=next_cursor))
-
-
 ROUTES = [
     create_tournament,
     register,
@@ -398,5 +364,4 @@ ROUTES = [
     get_tournament,
     list_tournaments,
     export_tournament,
-    leaderboard,
 ]

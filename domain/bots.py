@@ -84,7 +84,7 @@ def parse_budget(game: Game[Any, Any], spec: str) -> Budget:
             values[field] = raw
             continue
         least = 0 if field == "horizon" else 1
-        if not raw.isdigit() or int(raw) < least:
+        if not (raw.isascii() and raw.isdigit()) or int(raw) < least:  # ("²" is a digit)
             raise BotSpecError(
                 "invalid_bot", f"{field} is a whole number from {least}, not {raw!r}"
             )

@@ -79,16 +79,18 @@ class GamesProjection(Projection[GamesView]):
                     self._created[event.originator_id] = tracking.notification_id
         pending: dict[UUID, tuple[Fold, int]] = {}
         writes: list[GameWrite] = []
-        rated: list[tuple[int, Fold]] = []  # (position of its end, fold): rated in log order
+        # (position of its end, when it ended, fold): rated in the order of those positions,
+        # which is the transparency log's (projections/ratings.py says why)
+        rated: list[tuple[int, str, Fold]] = []
         for game_id, events in by_game.items():
             try:
                 entry = self._advance(game_id, events, positions)
                 if entry is not None:
                     fold, seq, changed, told, had = entry
                     pending[game_id] = (fold, seq)
-                    ended = [positions[id(e)] for e in events if e.type == GAME_FINISHED]
+                    ended = [(positions[id(e)], e.at) for e in events if e.type == GAME_FINISHED]
                     if ended and fold.rated:
-                        rated.append((ended[0], fold))
+                        rated.append((*ended[0], fold))
                     write = GameWrite(summarize(fold), seq, changed, len(events))
                     write.notices, write.deadline = told, fold.next_deadline()
                     write.had_deadline, write.had_bot_turn = had
@@ -102,10 +104,11 @@ class GamesProjection(Projection[GamesView]):
         self._created.clear()
         extra = Extra()
         try:
-            for position, fold in sorted(rated, key=lambda r: r[0]):
+            for position, at, fold in sorted(rated, key=lambda r: r[0]):
                 for row in self.ratings.rate(fold):
                     extra.ratings.append(row)
-                    extra.history.append({**row, "game_id": str(fold.id), "seq": position})
+                    history = {"game_id": str(fold.id), "seq": position, "at": at}
+                    extra.history.append({**row, **history})
             extra.tournaments = [self._tournament(t, *v) for t, v in tournaments.items()]
             self.view.write(writes, batch[-1][1], extra)
         except BaseException:

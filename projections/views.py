@@ -27,6 +27,7 @@ from psycopg.sql import SQL
 
 from projections.notices import Notice
 from projections.notices import encode as encode_notice
+from projections.ratings import PROVISIONAL_SIGMA
 from projections.summary import GameSummary, encode, seat_rows
 from service.store import EventStoreApp, MsgspecTranscoder
 
@@ -63,10 +64,16 @@ _DDL = [
     " ordinal DOUBLE PRECISION NOT NULL, games INTEGER NOT NULL,"
     " PRIMARY KEY (game, participant))",
     "CREATE INDEX IF NOT EXISTS rm_ratings_board ON {ratings} (game, ordinal)",
+    # One row per participant and rated game: its rating after the game, `seq` the position
+    # of the game's ending (its order in the transparency log), `ended_at` that event's time,
+    # `change` the ordinal after less the ordinal before, `games` the rated games by then.
     "CREATE TABLE IF NOT EXISTS {history} ("
     " participant TEXT NOT NULL, game TEXT NOT NULL, game_id TEXT NOT NULL, seq BIGINT NOT NULL,"
     " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL,"
-    " ordinal DOUBLE PRECISION NOT NULL, PRIMARY KEY (participant, game_id))",
+    " ordinal DOUBLE PRECISION NOT NULL, ended_at TEXT NOT NULL,"
+    " change DOUBLE PRECISION NOT NULL, games INTEGER NOT NULL,"
+    " PRIMARY KEY (participant, game_id))",
+    "CREATE INDEX IF NOT EXISTS rm_rating_history_pages ON {history} (participant, game, seq)",
     "CREATE TABLE IF NOT EXISTS {tournaments} ("
     " tournament_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, status TEXT NOT NULL,"
     " summary TEXT NOT NULL)",
@@ -75,7 +82,12 @@ _DDL = [
 _TABLES = (
     "seats", "games", "deadlines", "bot_turns", "notices", "ratings", "history", "tournaments"
 )
-_NAMES = {t: f"rm_{t}" for t in _TABLES} | {"history": "rm_rating_history"}
+_NAMES = {t: f"rm_{t}" for t in _TABLES} | {"history": "rm_rating_history", "meta": "rm_meta"}
+# What these tables hold and how: a read model built by another version is dropped when a
+# process creates the tables, and the runner rebuilds it from the log (a rebuild is the only
+# migration). Bump it with any change to a table or to what its rows say. (1: before it was
+# kept; 2: ratings by bot spec, rating history with its time, change and games.)
+READ_MODEL_VERSION = 2
 
 
 class Extra:
@@ -203,12 +215,12 @@ class GamesView(TrackingRecorder):
         if extra.history:
             c.executemany(
                 self._sql(
-                    "INSERT INTO {history} (participant, game, game_id, seq, mu, sigma, ordinal)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    "INSERT INTO {history} (participant, game, game_id, seq, mu, sigma, ordinal,"
+                    " ended_at, change, games) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 ),
                 [
                     (r["participant"], r["game"], r["game_id"], r["seq"], r["mu"], r["sigma"],
-                     r["ordinal"])
+                     r["ordinal"], r["at"], r["change"], r["games"])
                     for r in extra.history
                 ],
             )  # fmt: skip
@@ -273,6 +285,32 @@ class GamesView(TrackingRecorder):
 
     def _tracking_table(self) -> str:
         raise NotImplementedError
+
+    meta_lock: tuple[str, ...] = ()  # (Postgres) one process at a time checks the version
+
+    def _drop_if_built_otherwise(self) -> None:
+        """(Before the tables are created.) Drop the read model and its tracked position when
+        another READ_MODEL_VERSION built it (or one from before versions were kept): the
+        runner then rebuilds it from the log. `rm_meta` (name -> value) keeps the version."""
+        meta = self.tables["meta"]
+        with self._cursor(commit=True) as c:
+            c.execute(
+                f"CREATE TABLE IF NOT EXISTS {meta} (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            for statement in self.meta_lock:
+                c.execute(statement.format(meta=meta))
+            c.execute(f"SELECT value FROM {meta} WHERE name = 'version'")
+            row = c.fetchone()
+            if row is not None and str(row["value"]) == str(READ_MODEL_VERSION):
+                return
+            for table in _TABLES:
+                c.execute(self._sql(f"DROP TABLE IF EXISTS {{{table}}}"))
+            c.execute(f"DROP TABLE IF EXISTS {self._tracking_table()}")
+            c.execute(f"DELETE FROM {meta} WHERE name = 'version'")
+            c.execute(
+                self._sql(f"INSERT INTO {meta} (name, value) VALUES ('version', ?)"),
+                (str(READ_MODEL_VERSION),),
+            )
 
     if TYPE_CHECKING:  # given by the store's tracking recorder, after this class in the MRO
 
@@ -390,14 +428,19 @@ class GamesView(TrackingRecorder):
             row = c.fetchone()
         return None if row is None else (float(row["mu"]), float(row["sigma"]), int(row["games"]))
 
-    def leaderboard(self, game: str, offset: int, limit: int) -> list[dict[str, Any]]:
-        """Best conservative rating first (ties: more games, then the id)."""
+    def leaderboard(
+        self, game: str, offset: int, limit: int, provisional: bool = True
+    ) -> list[dict[str, Any]]:
+        """Best conservative rating first (ties: more games, then the id); without the
+        provisional ratings (sigma above PROVISIONAL_SIGMA) unless `provisional`."""
+        settled = "" if provisional else " AND sigma <= ?"
         sql = (
             "SELECT participant, name, mu, sigma, ordinal, games FROM {ratings} WHERE game = ?"
-            " ORDER BY ordinal DESC, games DESC, participant LIMIT ? OFFSET ?"
+            f"{settled} ORDER BY ordinal DESC, games DESC, participant LIMIT ? OFFSET ?"
         )
+        bound = () if provisional else (PROVISIONAL_SIGMA,)
         with self._cursor(commit=False) as c:
-            c.execute(self._sql(sql), (game, limit, offset))
+            c.execute(self._sql(sql), (game, *bound, limit, offset))
             return [dict(r) for r in c.fetchall()]
 
     def ratings_of(self, participant: str) -> list[dict[str, Any]]:
@@ -409,14 +452,26 @@ class GamesView(TrackingRecorder):
             c.execute(self._sql(sql), (participant,))
             return [dict(r) for r in c.fetchall()]
 
-    def rating_history(self, participant: str, game: str) -> list[dict[str, Any]]:
+    def rating_history(
+        self, participant: str, game: str, before: int | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """A participant's ratings at a game type after each of its rated games, the latest
+        first, those that ended before position `before` (keyset pagination)."""
         sql = (
-            "SELECT game_id, seq, mu, sigma, ordinal FROM {history}"
-            " WHERE participant = ? AND game = ? ORDER BY seq"
+            "SELECT game_id, seq, ended_at, mu, sigma, ordinal, change, games FROM {history}"
+            " WHERE participant = ? AND game = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
         )
+        end = before if before is not None else 2**62
         with self._cursor(commit=False) as c:
-            c.execute(self._sql(sql), (participant, game))
+            c.execute(self._sql(sql), (participant, game, end, limit))
             return [dict(r) for r in c.fetchall()]
+
+    def rated_anywhere(self, participant: str) -> bool:
+        """Whether the participant has a rating at any game type (a bot is known by that)."""
+        sql = "SELECT 1 AS found FROM {ratings} WHERE participant = ? LIMIT 1"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (participant,))
+            return c.fetchone() is not None
 
     def tournament_seq(self, tournament_id: str) -> int | None:
         sql = "SELECT seq FROM {tournaments} WHERE tournament_id = ?"
@@ -432,8 +487,16 @@ class GamesView(TrackingRecorder):
         return self._newest("SELECT seq, summary FROM {tournaments}", filters, "seq", limit)
 
     def running_tournaments(self) -> list[str]:
+        """The tournaments the director moves on each tick: the running ones, and the open
+        ones with a start time (it starts or cancels them then). The start time is read from
+        the summary's JSON (`"starts_at":"...`, null when unset), so the table needs no
+        column of its own; a false match would only cost the director a look."""
+        sql = (
+            "SELECT tournament_id FROM {tournaments} WHERE status = 'running'"
+            " OR (status = 'open' AND summary LIKE ?)"
+        )
         with self._cursor(commit=False) as c:
-            c.execute(self._sql("SELECT tournament_id FROM {tournaments} WHERE status = 'running'"))
+            c.execute(self._sql(sql), ('%"starts_at":"%',))
             return [str(r["tournament_id"]) for r in c.fetchall()]
 
     def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
@@ -490,6 +553,12 @@ class PostgresGamesView(GamesView, PostgresTrackingRecorder):
     def _tracking_table(self) -> str:
         return f'"{self.datastore.schema}"."{self.tracking_table_name}"'
 
+    meta_lock = ("LOCK TABLE {meta} IN EXCLUSIVE MODE",)
+
+    def create_table(self) -> None:
+        self._drop_if_built_otherwise()
+        super().create_table()
+
     def _event_recorder(self) -> ApplicationRecorder:
         table = f"{EventStoreApp.name.lower()}_events"
         return PostgresApplicationRecorder(self.datastore, events_table_name=table)
@@ -520,6 +589,10 @@ class SQLiteGamesView(GamesView, SQLiteTrackingRecorder):
 
     def _tracking_table(self) -> str:
         return TRACKING_TABLE
+
+    def create_table(self) -> None:
+        self._drop_if_built_otherwise()
+        super().create_table()
 
     def _event_recorder(self) -> ApplicationRecorder:
         return SQLiteApplicationRecorder(self.datastore)

@@ -23,6 +23,7 @@ from domain.registry import get as get_game
 from service import clocks, lifecycle
 from service.chain import FORMAT, FORMAT_1, FORMATS, GENESIS, LINE_FIELDS, RANDOMNESS, line_hash
 from service.fold import (
+    CLOCK_CREDIT,
     ENDINGS,
     GAME_ABORTED,
     GAME_CREATED,
@@ -338,6 +339,8 @@ def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | N
             return "timed_out names another deadline than the clock's"
         if clocks.micros(str(line.get("at"))) < deadline:
             return "timed_out before its deadline"
+    elif kind == CLOCK_CREDIT:
+        return _credit_differs(fold, line)
     elif kind == SEAT_FORFEITED:
         if not fold.started or data.get("seat") in fold.forfeited:
             return "seat_forfeited where no seat can forfeit"
@@ -361,6 +364,24 @@ def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | N
             return "randomness_fixed where it cannot be"
         if data.get("client_seeds") != fold.client_seeds:
             return "randomness_fixed names other client seeds than the seats gave"
+    return None
+
+
+def _credit_differs(fold: Fold, line: dict[str, Any]) -> str | None:
+    """A clock credit (time the service could not act) gives back no more than the time
+    between the game's last event and the credit itself, to exactly the seats whose clocks
+    ran then: it cannot hide a decision's time or move a deadline past a timeout."""
+    data = line.get("data") or {}
+    clock, ms, seats = fold.clock, data.get("ms"), data.get("seats")
+    if clock is None or not fold.started or line.get("seat") != "system":
+        return "clock_credit where no clock runs"
+    if data.get("reason") != "outage" or set(data) != {"seats", "ms", "reason"}:
+        return "clock_credit for no known reason"
+    if not isinstance(seats, list) or not seats or sorted(seats) != sorted(clock.since):
+        return "clock_credit names other seats than those whose clocks ran"
+    gap_us = clocks.micros(str(line.get("at"))) - clocks.micros(fold.last_at)
+    if type(ms) is not int or not 0 < ms * 1000 <= gap_us:
+        return "clock_credit gives more time than passed since the event before it"
     return None
 
 

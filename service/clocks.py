@@ -14,6 +14,11 @@ is its own time), and never in older games (Fold.timed_seats).
 - `fischer`: each seat has `initial_s`; a decision costs the time it used and then gains
   `increment_s`. The deadline is the decision's start plus the time left.
 - `deadline`: each decision has `per_decision_s` (correspondence play).
+
+No clock runs while the service cannot act (every process stopped, or the store out of
+reach): the timekeeper that takes over after such a gap records a `clock_credit` in each
+running timed game, and the credited seats' decisions started that much later
+(service/heartbeat.py tells the gap; `Clock.credit`).
 """
 
 from __future__ import annotations
@@ -129,6 +134,13 @@ class Clock:
         self.since.pop(seat, None)
         if self.kind == "fischer":
             self.remaining[seat] = max(0, self.remaining[seat] - used) + self.increment
+
+    def credit(self, seats: list[int], ms: int) -> None:
+        """The service could not act for `ms` while `seats` were deciding: their decisions
+        count as started that much later (a Fischer seat keeps its time, a deadline moves)."""
+        for seat in seats:
+            if seat in self.since:
+                self.since[seat] += ms * 1000
 
     def timed_out(self, seat: int) -> None:
         """`seat` ran out: a bot decides for it now, and its clock goes on from the next

@@ -30,6 +30,7 @@ from service import clocks, lifecycle
 from service.chain import GENESIS, RANDOMNESS
 from service.errors import Conflict, Forbidden, Problem, Unprocessable
 from service.fold import (
+    CLOCK_CREDIT,
     GAME_ABORTED,
     GAME_CREATED,
     RANDOMNESS_FIXED,
@@ -235,7 +236,9 @@ def move(
     as_recorded = msgspec.to_builtins(command)
     batch = fold.batches.get((seat, key))
     if batch is not None:
-        if (batch.command, batch.expected_version) != (as_recorded, expected_version):
+        # A retry sent at the version before clock credits was applied after them (the
+        # batch then starts later than the version it was sent at).
+        if batch.command != as_recorded or expected_version > batch.expected_version:
             raise Unprocessable(
                 "idempotency_key_reused", "this Idempotency-Key was used for another move"
             )
@@ -308,15 +311,21 @@ def _decision(
     return rec
 
 
-def timeout(fold: Fold, seed: bytes, at: str) -> Recording | None:
+def timeout(
+    fold: Fold, seed: bytes, at: str, arrived_before: str | None = None
+) -> Recording | None:
     """The seat whose deadline passed first times out (under `forfeit`, every seat whose
     deadline has passed, in deadline order: seats that stalled together lose together, not
     by seat number). Under a `bot:` policy the seat is overdue: the bot runner decides for
     it next (in a game older than `bot_clocks`, the policy's bot decides in this same write,
-    as it always did there). None when none is due at `at`."""
+    as it always did there). None when none is due at `at`, and none is due while a move
+    that arrived at `arrived_before` (in time for a deadline passed since) is being written:
+    that move is decided as of its arrival."""
     clock, now = fold.clock, clocks.micros(at)
     if clock is None or fold.over or not fold.started:
         return None
+    if arrived_before is not None:
+        now = min(now, clocks.micros(arrived_before))
     due = sorted((d, s) for s in clock.since if (d := clock.deadline(s)) is not None and d <= now)
     if not due:
         return None
@@ -330,6 +339,23 @@ def timeout(fold: Fold, seed: bytes, at: str) -> Recording | None:
             _policy_decides(rec, seed, seat, policy)  # as its rules (and audit) say
         log.info("timed_out", game_id=str(fold.id), seat=seat, policy=policy)
     rec.close(seed)
+    return rec
+
+
+def credit(fold: Fold, gone_since: int, at: str) -> Recording | None:
+    """The service could not act from `gone_since` (us: its last sign of life) until `at`:
+    the game's running clocks get that time back, as far as it fell in the current
+    decisions (after the game's last event). None when no clock runs or nothing is due.
+    Written before any timeout is applied, so no seat times out for the service's outage."""
+    clock = fold.clock
+    if clock is None or fold.over or not fold.started or not clock.since:
+        return None
+    at = max(at, fold.last_at)
+    ms = (clocks.micros(at) - max(gone_since, clocks.micros(fold.last_at))) // 1000
+    if ms <= 0:
+        return None
+    rec = Recording.on(fold, at)
+    rec.note(CLOCK_CREDIT, SYSTEM, {"seats": sorted(clock.since), "ms": ms, "reason": "outage"})
     return rec
 
 
@@ -444,7 +470,10 @@ OFFERED, ACCEPTED = REMATCH_OFFERED, REMATCH_ACCEPTED
 
 
 def _at_version(fold: Fold, expected_version: int) -> None:
-    if expected_version != fold.version:
+    """The move was made on the game as it is: at its version, or before clock credits only
+    (they change no decision: a move sent before an outage is not refused for its credit)."""
+    credited = fold.credited_from is not None and fold.credited_from <= expected_version
+    if expected_version != fold.version and not (credited and expected_version < fold.version):
         raise Conflict(
             "version_conflict",
             f"expected_version {expected_version} but the game is at {fold.version}",

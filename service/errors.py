@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from eventsourcing.persistence import InterfaceError, OperationalError
+
 
 class Problem(Exception):
     status = 400
@@ -41,3 +43,6 @@ class Unprocessable(Problem):
 class Unavailable(Problem):
     status = 503
 
+
+# What a store out of reach raises (the library's errors, or a bounded wait's 503).
+STORE_DOWN = (OperationalError, InterfaceError, Unavailable)

@@ -23,6 +23,8 @@ GAME_CREATED = "game_created"
 SEAT_TAKEN = "seat_taken"
 SEAT_LEFT = "seat_left"  # an open game's seat is free again
 TIMED_OUT = "timed_out"  # a seat's deadline passed (the timekeeper)
+# The running clocks get back time the service could not act (an outage): {seats, ms, reason}.
+CLOCK_CREDIT = "clock_credit"
 SEAT_FORFEITED = "seat_forfeited"  # a seat resigned or timed out for good: a bot plays it
 GAME_FINISHED = "game_finished"
 GAME_ABORTED = "game_aborted"  # cancelled before the first decision: no result
@@ -38,6 +40,7 @@ SERVICE_EVENTS = frozenset(
         SEAT_TAKEN,
         SEAT_LEFT,
         TIMED_OUT,
+        CLOCK_CREDIT,
         SEAT_FORFEITED,
         GAME_FINISHED,
         GAME_ABORTED,
@@ -116,6 +119,9 @@ class Fold:
     seeded: bool = False
     client_seeds: list[str | None] = field(default_factory=list)
     fixed_seeds: list[str] | None = None
+    # The version before the clock credits that end the log, if they do: a move made at any
+    # version from there is made on the same game (a credit changes no decision).
+    credited_from: int | None = None
 
     @property
     def status(self) -> GameStatus:
@@ -220,6 +226,10 @@ class Fold:
         taken as it is, not evolved again."""
         if e.originator_version != self.version + 1:
             raise ValueError(f"game {self.id}: version {e.originator_version} after {self.version}")
+        if e.type != CLOCK_CREDIT:
+            self.credited_from = None
+        elif self.credited_from is None:
+            self.credited_from = self.version
         self.version = e.originator_version
         self.last_hash = e.hash
         self.last_at = e.at
@@ -260,6 +270,9 @@ class Fold:
             self.overdue = self.overdue | {data["seat"]}
             if self.clock is not None:
                 self.clock.timed_out(data["seat"])
+        elif type_ == CLOCK_CREDIT:
+            if self.clock is not None:
+                self.clock.credit(list(data["seats"]), int(data["ms"]))
         elif type_ == SEAT_FORFEITED:
             self.forfeited[data["seat"]] = data["reason"]
             self.bots[data["seat"]] = data["bot"]

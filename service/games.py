@@ -28,8 +28,9 @@ from service.chain import now_text
 from service.clocks import KINDS, POLICIES
 from service.current import Current
 from service.decisions import Again
-from service.errors import Conflict, Forbidden
+from service.errors import STORE_DOWN, Conflict, Forbidden
 from service.fold import Fold, ForfeitReason, GameStatus
+from service.heartbeat import Heartbeat, Resuming
 from service.players import Player
 from service.reads import GameReads, visible
 from service.records import Recording, keyed_game_id
@@ -77,6 +78,12 @@ class Games:
         self.writes = Writes(store, self.current, now)
         self.now = now
         self.moves_applied = 0
+        # The timekeeper's beat, and this process's hold on timed moves after a gap it may
+        # have missed (service/heartbeat.py).
+        self.heartbeat = Heartbeat(store)
+        self.resuming = Resuming(self.heartbeat, now)
+        # Moves being written, by game: when each arrived (a timeout waits for them).
+        self._arriving: dict[UUID, list[str]] = {}
 
     def blocking(self, coroutine: Any) -> Any:
         """Run one of these writes from a thread (see Writes.blocking)."""
@@ -167,19 +174,35 @@ class Games:
         arrived: str | None = None,
     ) -> MoveAnswer:
         """The player's move at `expected_version`, decided when its request `arrived` (the
-        time the player's clock is charged to). Answered once its own events are saved."""
+        time the player's clock is charged to, and its deadline judged against: the server's
+        slowness is not the player's). Answered once its own events are saved."""
         started = time.perf_counter()
+        arrived = arrived or self.now()
+        if self.resuming.since is not None:  # after a gap: not before the clocks' credit
+            cached = self.current.cached(game_id)
+            if cached is None or cached.clock is not None:
+                await self.resuming.check()
 
         def decide(current: tuple[Fold, bytes], at: str) -> Decided | Answered:
             fold, seed = current
-            made = decisions.move(fold, seed, player, expected_version, move, key, arrived or at)
+            made = decisions.move(fold, seed, player, expected_version, move, key, arrived)
             if isinstance(made, Again):
                 return Answered(made)
             seat = fold.seat_of(player.id)
             assert seat is not None
             return _decided(made, lambda: self._applied(made, seat, started))
 
-        answer = await self.writes.run(game_id, self.writes.game(game_id), decide)
+        self._arriving.setdefault(game_id, []).append(arrived)
+        try:
+            answer = await self.writes.run(game_id, self.writes.game(game_id), decide)
+        except STORE_DOWN:
+            self.resuming.interrupted()  # the store failed under us: a gap may follow
+            raise
+        finally:
+            waiting = self._arriving[game_id]
+            waiting.remove(arrived)
+            if not waiting:
+                del self._arriving[game_id]
         if isinstance(answer, Again):
             fold = await anyio.to_thread.run_sync(self.reads.get, game_id)
             return await anyio.to_thread.run_sync(self._answer_again, fold, answer)
@@ -210,7 +233,20 @@ class Games:
         """(The timekeeper) time out the seat whose deadline passed first, and apply the
         game's policy: it forfeits, or a bot decides for it (the bot runner, next). None
         when none is due now (a move, or another timekeeper, came first)."""
-        return await self._lifecycle(game_id, lambda f, s, at: decisions.timeout(f, s, at))
+
+        # A move that arrived in time and is still being written comes first: its player
+        # is never timed out for the server's slowness (it is decided as of its arrival).
+        def due(fold: Fold, seed: bytes, at: str) -> Recording | None:
+            arrived = min(self._arriving.get(game_id, ()), default=None)
+            return decisions.timeout(fold, seed, at, arrived_before=arrived)
+
+        return await self._lifecycle(game_id, due)
+
+    async def credit(self, game_id: UUID, gone_since: int) -> Fold | None:
+        """(The timekeeper, taking over after a gap) the game's running clocks get back the
+        time since `gone_since` (us), the service's last sign of life; None when no clock
+        of the game ran then."""
+        return await self._lifecycle(game_id, lambda f, s, at: decisions.credit(f, gone_since, at))
 
     async def resign(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
         """The caller's seat forfeits: it ranks last, and a bot plays it out (a two-seat

@@ -10,6 +10,7 @@ import msgspec
 
 from domain.registry import get as get_game
 from service.fold import (
+    CLOCK_CREDIT,
     GAME_ABORTED,
     GAME_CREATED,
     GAME_FINISHED,
@@ -43,6 +44,10 @@ def service_line(kind: str, data: Any, viewer: int | None) -> str:
         return f"{_who(seat, viewer)} is free again."
     if kind == TIMED_OUT:
         return f"{_who(seat, viewer)} ran out of time."
+    if kind == CLOCK_CREDIT:
+        seats = ", ".join(_who(s, viewer).lower() for s in d.get("seats") or [])
+        seconds = (d.get("ms") or 0) / 1000
+        return f"The service was away: {seconds:.1f} s given back to {seats}."
     if kind == SEAT_FORFEITED:
         reason, bot = d.get("reason", "?"), d.get("bot")
         return f"{_who(seat, viewer)} forfeited ({reason}); bot {bot} plays it."

@@ -62,6 +62,7 @@ class _Snapshot(msgspec.Struct, array_like=True):
     state: msgspec.Raw
     client_seeds: list[str | None] = []  # (a /2 game's; absent from older snapshots)
     fixed_seeds: list[str] | None = None
+    credited_from: int | None = None  # (absent from older snapshots)
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -140,6 +141,7 @@ def encode(fold: Fold) -> bytes:
             state=msgspec.Raw(_encoder.encode(fold.state)),
             client_seeds=fold.client_seeds,
             fixed_seeds=fold.fixed_seeds,
+            credited_from=fold.credited_from,
         )
     )
 
@@ -171,6 +173,7 @@ def restore(game_id: UUID, created: Envelope, data: bytes) -> Fold:
     fold.rematch_accepted = frozenset(snap.rematch_accepted)
     fold.client_seeds = snap.client_seeds or [None] * fold.seats
     fold.fixed_seeds = snap.fixed_seeds
+    fold.credited_from = snap.credited_from
     return fold
 
 

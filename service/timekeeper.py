@@ -8,6 +8,11 @@ fresh from the store and saves through the expected-version rule, so a move that
 first, or another timekeeper, makes a timeout a no-op: nothing is applied twice. After a
 restart, every deadline that passed meanwhile is due at once, and all are applied in
 deadline order. On Postgres one timekeeper per database acts; another waits on a lock.
+
+No clock runs while the service cannot act. The acting timekeeper beats on every tick
+(service/heartbeat.py); when it takes over (it got the lock, or a tick failed because the
+store was away), it first credits every running timed game for the time since the last
+beat (a `clock_credit` event), and only then beats and applies the timeouts due.
 """
 
 from __future__ import annotations
@@ -15,16 +20,16 @@ from __future__ import annotations
 import asyncio
 import heapq
 import threading
+import time
 from collections.abc import Callable
 from typing import Protocol
 from uuid import UUID
 
 import structlog
-from eventsourcing.persistence import InterfaceError, OperationalError
 
 from service import clocks
 from service.bot_runner import AwaitingBots, BotRunner, swept
-from service.errors import Unavailable
+from service.errors import STORE_DOWN
 from service.games import Games
 from service.settings import Settings
 from service.sole import sole
@@ -33,9 +38,11 @@ from service.tournaments import TournamentService
 
 log = structlog.get_logger("tabletop.timekeeper")
 
-STORE_DOWN = (OperationalError, InterfaceError, Unavailable)
 MAX_SLEEP = 1.0  # seconds: how late a timeout may come after a move set an earlier deadline
 RETRY = 2.0  # seconds to wait after the store failed
+BEAT = 0.25  # seconds between the heartbeat's stamps
+STALE = 2.0  # seconds without a beat that make a gap (the next tick credits it)
+CATCH_UP = 30.0  # seconds a takeover waits for the read model to hold every stored event
 
 
 class Deadlines(Protocol):
@@ -47,6 +54,8 @@ class Deadlines(Protocol):
 
     def running_tournaments(self) -> list[str]: ...
 
+    def max_tracking_id(self, application_name: str) -> int | None: ...
+
 
 class Timekeeper:
     """Applies timeouts, and directs the running tournaments (each tick records finished
@@ -57,9 +66,80 @@ class Timekeeper:
         self.deadlines = deadlines
         self.tournaments = TournamentService(games.store, games)
         self.applied = 0  # timeouts written by this timekeeper (tests, metrics)
+        self.credited = 0  # games credited for a gap (tests, metrics)
+        self.taking_over = True  # the next tick credits the gap before the last beat
+        self.last_beat: int | None = None  # (us) this timekeeper's last beat
+
+    def take_over(self) -> int:
+        """Credit every running timed game for the time since the service's last beat (the
+        gap this timekeeper takes over after: none when no beat was ever stamped); how many
+        games were credited. Then beat."""
+        games = self.games
+        now = clocks.micros(games.now())
+        gone_since = games.heartbeat.last()
+        credited = 0
+        if gone_since is not None and gone_since < now:
+            self._index_caught_up()
+            for _, game_id in self.deadlines.due(2**62, limit=1_000_000):
+                try:
+                    fold = games.blocking(games.credit(UUID(game_id), gone_since))
+                except STORE_DOWN:
+                    raise
+                except Exception as error:  # a damaged game must not hold up the others
+                    log.error("credit_failed", game_id=game_id, error=repr(error))
+                    continue
+                credited += fold is not None
+            log.info("clocks_credited", games=credited, gap_ms=(now - gone_since) // 1000)
+        self.credited += credited
+        self.taking_over = False
+        self.beat()
+        return credited
+
+    def _index_caught_up(self) -> None:
+        """Wait (CATCH_UP at most) until the read model's index holds every event stored so
+        far: a game whose clock started just before the gap must be credited too."""
+        store = self.games.store
+        latest = store.recorder.max_notification_id() or 0
+        deadline = time.monotonic() + CATCH_UP
+        while (self.deadlines.max_tracking_id(store.name) or 0) < latest:
+            if time.monotonic() > deadline:
+                log.warning("credit_index_behind", latest=latest)
+                return
+            time.sleep(0.05)
+
+    def beat(self) -> None:
+        """The service can act: stamp it (and release this process's timed moves)."""
+        at = clocks.micros(self.games.now())
+        self.games.heartbeat.beat(at)
+        self.last_beat = at
+        self.games.resuming.beaten(at)
+
+    def _beating(self, stop: threading.Event) -> None:
+        """Beat every BEAT while this timekeeper acts, whatever its ticks are doing: the
+        last beat before an outage is then at most that old. A beat that could not be made
+        for STALE (the process was paused, or the store failed or stalled) is a gap: the
+        next tick takes over (`take_over`) and credits it."""
+        while not stop.wait(BEAT):
+            if self.taking_over:
+                continue  # the tick loop credits the gap, then beats
+            now = clocks.micros(self.games.now())
+            if self.last_beat is not None and now - self.last_beat > STALE * 1_000_000:
+                log.warning("beat_gap", ms=(now - self.last_beat) // 1000)
+                self.taking_over = True
+                continue
+            try:
+                self.beat()
+            except Exception as error:  # the store is away: the tick loop finds it too
+                log.warning("beat_failed", error=repr(error))
+                self.taking_over = True
 
     def tick(self) -> int:
-        """Apply every timeout due now, earliest deadline first; how many were written."""
+        """Apply every timeout due now, earliest deadline first; how many were written.
+        After a takeover, the gap is credited first (`take_over`)."""
+        if self.taking_over:
+            self.take_over()
+        else:
+            self.beat()
         now = clocks.micros(self.games.now())
         queue = self.deadlines.due(now)
         heapq.heapify(queue)
@@ -100,14 +180,23 @@ class Timekeeper:
     def run(self, stop: threading.Event) -> None:
         """Until `stop` is set."""
         log.info("timekeeper_started")
-        while not stop.is_set():
-            try:
-                self.tick()
-                pause = self.wait()
-            except Exception as error:  # the store is away: try again shortly
-                log.warning("timekeeper_failed", error=repr(error))
-                pause = RETRY
-            stop.wait(pause)
+        self.taking_over = True  # the lock is new to us: a gap may lie before it
+        done = threading.Event()  # this tenure's end: the beats stop with it
+        beats = threading.Thread(target=self._beating, args=(done,), daemon=True)
+        beats.start()
+        try:
+            while not stop.is_set():
+                try:
+                    self.tick()
+                    pause = self.wait()
+                except Exception as error:  # the store is away: try again shortly
+                    log.warning("timekeeper_failed", error=repr(error))
+                    self.taking_over = True  # and credit the clocks for it when it is back
+                    pause = RETRY
+                stop.wait(pause)
+        finally:
+            done.set()
+            beats.join()
 
     def keep(self, settings: Settings, stop: threading.Event) -> None:
         """`run`, as the one timekeeper of the database: on Postgres, wait on the role's lock

@@ -3,14 +3,19 @@ the store, beside the games (`tournament_*` types), decided by the pure function
 `domain.tournaments`.
 
 Players register (the organiser may register bots), withdraw, and the organiser starts it.
+Registration may be conditional (`entry`: a least number of rated games of the game type,
+a range of the conservative rating, mu - 3 sigma, as the read model has them); bots the
+organiser registers are exempt, since the organiser who set the conditions chose them.
 A round's tables become games in the same save as the `round_started` event, so a round
 is never half created. The director (`advance`, run by the timekeeper every tick for each
-running tournament) records each table's result once its game has finished, forfeits the
-running games of entrants who withdrew, and when a round is complete starts the next one
-or finishes the tournament. Every write goes through the stream's expected version, so two
+running tournament, and each open one with a `starts_at`) starts a scheduled tournament at
+its time (or cancels it, with too few entrants), records each table's result once its game
+has finished, withdraws an entrant who forfeited two games in a row, forfeits the running
+games of entrants who withdrew, and when a round is complete starts the next one or
+finishes the tournament. Every write goes through the stream's expected version, so two
 directors never record a result twice. Every tournament game is rated and has a clock (a
 day per decision unless the tournament says otherwise) and a timeout policy (`forfeit`
-unless it says otherwise), so a round always ends.
+unless it says otherwise), so a round always ends. docs/tournaments.md says it for players.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Annotated, Any, NamedTuple
 from uuid import UUID
 
@@ -30,7 +36,7 @@ from domain.contract import RuleError
 from domain.options import parse_options
 from domain.registry import get as get_game
 from domain.tournaments import pairing
-from domain.tournaments.standings import default_points, standings
+from domain.tournaments.standings import RULESET, default_points, standings
 from domain.tournaments.state import FORMATS, Tournament, evolve
 from service import clocks
 from service.chain import GENESIS
@@ -49,6 +55,28 @@ DEFAULT_POLICY = "forfeit"
 MAX_ROUNDS = 50
 MAX_ENTRANTS = 1024
 MAX_PASSES = 200  # director passes per call: far more than any tournament's rounds
+MAX_AHEAD = timedelta(days=366)  # how far ahead a start may be scheduled
+
+
+# What registration reads of a player's rating: (mu, sigma, rated games) of a game type, or
+# None before any rated game (the read model's `rating_of(game, participant)`).
+RatingOf = Callable[[str, str], tuple[float, float, int] | None]
+NEWCOMER = (25.0, 25.0 / 3, 0)  # OpenSkill's first rating: what the leaderboard starts from
+Ordinal = Annotated[float, Meta(ge=-1000.0, le=1000.0)]
+
+
+class EntryConditions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Who may register (players; the organiser's bots are exempt), on their rating of the
+    tournament's game type as the leaderboard has it (it trails the games by the projection
+    lag): 422 `entry_condition.min_rated_games` or `entry_condition.rating_range` otherwise."""
+
+    # The least number of rated games of the game type a player must have finished.
+    min_rated_games: Annotated[int, Meta(ge=0, le=100_000)] = 0
+    # The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted;
+    # a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound.
+    min_rating: Ordinal | None = None
+    # The highest conservative rating admitted. Null: no upper bound.
+    max_rating: Ordinal | None = None
 
 
 class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -75,6 +103,12 @@ class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     advance: int | None = None
     # Its name in lists; empty: the game's title and the format (`Puerto Rico swiss`).
     name: Annotated[str, Meta(max_length=100)] = ""
+    # When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at
+    # most a year ahead): with enough entrants for a table it starts then, else it is
+    # cancelled. Null: the organiser starts it (who still may before this time).
+    starts_at: Annotated[str, Meta(max_length=40)] | None = None
+    # Who may register: a least number of rated games, a rating range. Null: anyone.
+    entry: EntryConditions | None = None
 
 
 class Keyed(NamedTuple):
@@ -98,6 +132,7 @@ class TournamentService:
         config = _config(new)
         event = {"type": "created", "config": config, "organiser": organiser.id}
         if key is None:
+            self._check_schedule(config)
             tournament_id = uuid.uuid4()
             self._run(tournament_id, lambda _: [event], new=True)
             return Keyed(self.get(tournament_id), replayed=False)
@@ -108,7 +143,8 @@ class TournamentService:
             return {k: v for k, v in config.items() if k != "seed"}
 
         def decide(t: Folded | None) -> list[dict[str, Any]]:
-            if t is None:
+            if t is None:  # (a retry after the start time finds its tournament: no check)
+                self._check_schedule(config)
                 return [event]
             stored = t.keys.get(key)
             if (asked(stored), t.organiser) != (asked(event), organiser.id):
@@ -121,8 +157,17 @@ class TournamentService:
         return Keyed(self.get(tournament_id), replayed=not written)
 
     def register(
-        self, player: Player, tournament_id: UUID, bot: str | None, key: str | None = None
+        self,
+        player: Player,
+        tournament_id: UUID,
+        bot: str | None,
+        key: str | None = None,
+        ratings: RatingOf | None = None,
     ) -> Keyed:
+        """`player` registers, or (the organiser) registers `bot`. `ratings` reads a
+        player's rating for the entry conditions (the read model's `rating_of`); needed
+        when the tournament has any."""
+
         def again(asked: dict[str, Any], t: Folded) -> bool:
             if asked["type"] != "registered" or asked.get("bot") != bot:
                 return False
@@ -130,8 +175,7 @@ class TournamentService:
 
         def decide(t: Folded) -> list[dict[str, Any]]:
             state: Tournament = t.state
-            if state.status != "open":
-                raise Conflict("tournament_started", "registration is closed: it has started")
+            _still_open(state, "registration is closed: it has started")
             if len(state.entrants) >= MAX_ENTRANTS:
                 raise Conflict("tournament_full", f"at most {MAX_ENTRANTS} entrants")
             if bot is not None:
@@ -148,6 +192,7 @@ class TournamentService:
             else:
                 if player.id in state.entrants:
                     raise Conflict("already_registered", "you are registered already")
+                _admit(state, player.id, ratings)
                 entrant, name = player.id, player.name
             return [{"type": "registered", "entrant": entrant, "name": name, "bot": bot}]
 
@@ -172,7 +217,10 @@ class TournamentService:
                 raise Conflict("not_registered", f"{who} is not playing in this tournament")
             if state.status == "finished":
                 raise Conflict("tournament_finished", "the tournament is over")
-            return [{"type": "withdrawn", "entrant": who}]
+            if state.status == "cancelled":
+                raise Conflict("tournament_cancelled", "the tournament was cancelled")
+            reason = "requested" if who == player.id else "organiser"
+            return [{"type": "withdrawn", "entrant": who, "reason": reason}]
 
         done = self._write(tournament_id, decide, key=key, again=again)
         self._forfeit_withdrawn(done.folded)
@@ -186,9 +234,8 @@ class TournamentService:
             state: Tournament = t.state
             if player.id != t.organiser:
                 raise Forbidden("not_organiser", "only the organiser starts the tournament")
-            if state.status != "open":
-                raise Conflict("tournament_started", "the tournament has started already")
-            least = max(state.table_size, _game_range(state)[0])
+            _still_open(state, "the tournament has started already")
+            least = _least(state)
             if len(state.active) < least:
                 raise Unprocessable(
                     "too_few_players", f"{len(state.active)} registered; {least} are needed"
@@ -215,8 +262,11 @@ class TournamentService:
         return self.get(tournament_id)
 
     def _next_events(self, state: Tournament) -> list[dict[str, Any]]:
-        """Finished tables' results, then the next round (its games' ids chosen here, the
-        games created right after: see `_create_games`) or the end."""
+        """An open tournament's scheduled start (or cancellation); a running one's finished
+        tables' results and the withdrawals they cause, then the next round (its games' ids
+        chosen here, the games created right after: see `_create_games`) or the end."""
+        if state.status == "open":
+            return self._scheduled(state)
         if state.status != "running":
             return []
         events: list[dict[str, Any]] = []
@@ -229,6 +279,10 @@ class TournamentService:
                         events.append(done)
         for event in events:
             state = evolve(state, str(state.id), event)
+        for entrant in pairing.forfeited_twice(state):  # idle: paired (and forfeiting) no more
+            withdrawn = {"type": "withdrawn", "entrant": entrant, "reason": "forfeited_twice"}
+            state = evolve(state, str(state.id), withdrawn)
+            events.append(withdrawn)
         if state.rounds and not state.rounds[-1].complete:
             return events
         low, high = _game_range(state)
@@ -242,6 +296,34 @@ class TournamentService:
         number = len(state.rounds) + 1
         return [*events, {"type": "round_started", "round": number, "tables": listed,
                           "byes": byes}]  # fmt: skip
+
+    def _scheduled(self, state: Tournament) -> list[dict[str, Any]]:
+        """Once its `starts_at` has come (by the service's clock): the start and the first
+        round with enough entrants for a table, else the cancellation."""
+        starts_at = state.config.get("starts_at")
+        if starts_at is None or clocks.micros(self.games.now()) < clocks.micros(starts_at):
+            return []
+        least = _least(state)
+        if len(state.active) < least:
+            entrants = len(state.active)
+            return [{"type": "cancelled", "reason": "too_few_players", "entrants": entrants,
+                     "needed": least}]  # fmt: skip
+        started = {"type": "started", "scheduled": True}
+        state = evolve(state, str(state.id), started)
+        return [started, *self._next_events(state)]
+
+    def _check_schedule(self, config: dict[str, Any]) -> None:
+        """A new tournament's `starts_at` is ahead, by the service's clock (422 otherwise)."""
+        starts_at = config.get("starts_at")
+        if starts_at is None:
+            return
+        now = clocks.micros(self.games.now())
+        ahead = clocks.micros(starts_at) - now
+        if not 0 < ahead <= MAX_AHEAD // timedelta(microseconds=1):
+            raise Unprocessable(
+                "invalid_starts_at", f"starts_at must be after now and at most {MAX_AHEAD.days} "
+                f"days ahead (now: {clocks.stamp(now)})",
+            )  # fmt: skip
 
     def _create_games(self, state: Tournament) -> None:
         """The current round's games that do not exist yet (a round is saved first, its
@@ -404,6 +486,70 @@ def _game_range(state: Tournament) -> tuple[int, int]:
     return game.min_players, game.max_players
 
 
+def _least(state: Tournament) -> int:
+    """How many active entrants a start needs: a full table, and the game's minimum."""
+    return max(state.table_size, _game_range(state)[0])
+
+
+def _still_open(state: Tournament, started: str) -> None:
+    """409 unless the tournament is open: `tournament_started` (saying `started`),
+    `tournament_finished` or `tournament_cancelled`."""
+    if state.status == "finished":
+        raise Conflict("tournament_finished", "the tournament is over")
+    if state.status == "cancelled":
+        reason = state.cancelled_reason or "cancelled"
+        raise Conflict("tournament_cancelled", f"the tournament was cancelled ({reason})")
+    if state.status != "open":
+        raise Conflict("tournament_started", started)
+
+
+def _admit(state: Tournament, player_id: str, ratings: RatingOf | None) -> None:
+    """The tournament's entry conditions, on the player's rating of its game type (422
+    `entry_condition.*` naming the one not met)."""
+    entry = state.config.get("entry")
+    if not entry:
+        return
+    if ratings is None:
+        raise RuntimeError("a tournament with entry conditions needs the ratings to register")
+    game = state.config["game"]
+    mu, sigma, rated = ratings(game, player_id) or NEWCOMER
+    if rated < entry["min_rated_games"]:
+        raise Unprocessable(
+            "entry_condition.min_rated_games",
+            f"{entry['min_rated_games']} rated games of {game} are needed; you have {rated}",
+        )
+    ordinal = round(mu - 3 * sigma, 6)
+    low, high = entry["min_rating"], entry["max_rating"]
+    if (low is not None and ordinal < low) or (high is not None and ordinal > high):
+        admitted = f"{'-inf' if low is None else low} to {'inf' if high is None else high}"
+        raise Unprocessable(
+            "entry_condition.rating_range",
+            f"your rating (mu - 3 sigma) of {game} is {ordinal:.2f}; {admitted} may enter",
+        )
+
+
+def _starts_at(text: str) -> str:
+    """An ISO 8601 time in UTC as the service stamps times (422 `invalid_starts_at`)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.utcoffset() != timedelta(0):
+        raise Unprocessable(
+            "invalid_starts_at", "starts_at: an ISO 8601 time in UTC, `2026-05-01T18:00:00Z`"
+        )
+    return clocks.stamp(clocks.micros(moment.isoformat()))
+
+
+def _entry(entry: EntryConditions | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    low, high = entry.min_rating, entry.max_rating
+    if low is not None and high is not None and low > high:
+        raise Unprocessable("invalid_entry_conditions", "min_rating is above max_rating")
+    return msgspec.to_builtins(entry)  # type: ignore[no-any-return]
+
+
 def _config(new: NewTournament) -> dict[str, Any]:
     """The tournament's settings as stored, or 422 with a stable code."""
     game = get_game(new.game)
@@ -446,5 +592,8 @@ def _config(new: NewTournament) -> dict[str, Any]:
         "on_timeout": policy,
         "points": [float(p) for p in points],
         "advance": advance,
+        "starts_at": None if new.starts_at is None else _starts_at(new.starts_at),
+        "entry": _entry(new.entry),
+        "ruleset": RULESET,  # its standings' rules (domain/tournaments/standings.py)
         "seed": secrets.token_hex(16),  # pairings are public: the seed is too
     }

@@ -93,6 +93,7 @@ def test_bot_specs_and_budgets() -> None:
         ("mcts:p=0", "invalid_bot"),
         ("mcts:p=-3", "invalid_bot"),
         ("mcts:p=many", "invalid_bot"),
+        ("mcts:p=²", "invalid_bot"),  # a digit to str.isdigit, not a number to int()
         ("mcts:depth=3", "invalid_bot"),
         ("mcts:p=3,p=4", "invalid_bot"),
         ("mcts:h=-1", "invalid_bot"),

@@ -10,7 +10,12 @@
   k + 1 rounds (16 at tables of 4: 5 rounds); otherwise swaps that make pairs meet as
   evenly as the numbers allow.
 - knockout: the best `advance` of each table (rank, then game score) go on until one table
-  is left: the final.
+  with no bye is left: the final. A seat that forfeited, or an entrant who withdrew, never
+  goes on. When fewer would go on than the smallest table seats, the best of the others
+  (rank, then game score, whatever their table) fill it, so a knockout ends in a final
+  unless forfeits and withdrawals left too few to seat one.
+- Withdrawals: an entrant whose seats in two consecutive recorded tables of theirs were
+  both forfeited (`forfeited_twice`) is withdrawn by the director and paired no more.
 - Seats: each table's entrants take the seat order that keeps their seat positions most
   even (every order is tried; tables have at most 5 seats). The swaps above weigh a table
   that no order could keep within 2 of even before anything else, since the tables of a
@@ -45,12 +50,14 @@ def table_sizes(n: int, low: int, high: int) -> tuple[list[int], int]:
 
 
 def over(state: Tournament, low: int = 2) -> bool:
-    """Whether the last round was the tournament's last (a knockout's: its final, or too
-    few left to seat a table of `low`)."""
+    """Whether the last round was the tournament's last (a knockout's: its final, one
+    table and no bye, or too few left to seat a table of `low`)."""
     if not state.rounds or not state.rounds[-1].complete:
         return False
     if state.config["format"] == "knockout":
-        return len(state.rounds[-1].tables) == 1 or len(_advancing(state)) < max(2, low)
+        last = state.rounds[-1]
+        final = len(last.tables) == 1 and not last.byes
+        return final or len(_advancing(state, low)) < max(2, low)
     return len(state.rounds) >= int(state.config["rounds"])
 
 
@@ -58,7 +65,7 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
     """The next round's tables (entrant ids in seat order) and byes."""
     rng = random.Random(f"{state.config['seed']}/{len(state.rounds) + 1}")
     form = state.config["format"]
-    players = _advancing(state) if form == "knockout" and state.rounds else state.active
+    players = _advancing(state, low) if form == "knockout" and state.rounds else state.active
     if form == "swiss":
         placed = [line["entrant"] for line in standings(state) if line["entrant"] in players]
         if not state.rounds:
@@ -85,18 +92,46 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
     return [_balanced(t, seats) for t in tables], byes
 
 
-def _advancing(state: Tournament) -> list[str]:
-    """Knockout: who goes on from the last round (its byes, and each table's best: at most
-    `advance`, and never the whole table, so every round ends someone's run)."""
+def _advancing(state: Tournament, low: int = 2) -> list[str]:
+    """Knockout: who goes on from the last round: its byes, and each table's best (at most
+    `advance`, and never the whole table, so every round ends someone's run), never a seat
+    that forfeited nor an entrant who withdrew. Fewer than a table of `low` (at least 2):
+    the best of the others, by rank then game score, fill it."""
     last = state.rounds[-1]
-    going = list(last.byes)
+    going = [e for e in last.byes if e not in state.withdrawn]
+    registered = {e: i for i, e in enumerate(state.entrants)}
+    others: list[tuple[int, int, int, str]] = []  # (rank, -score, registration, entrant)
     for t in last.tables:
         assert t.ranks is not None and t.scores is not None
         ranks, scores = t.ranks, t.scores
         keep = min(int(state.config["advance"]), len(t.seats) - 1)
-        best = sorted(range(len(t.seats)), key=lambda s: (ranks[s], -scores[s], s))
+        can = [s for s in range(len(t.seats)) if _can_go_on(state, t.seats[s], s, t.forfeited)]
+        best = sorted(can, key=lambda s: (ranks[s], -scores[s], s))
         going += [t.seats[s] for s in best[:keep]]
-    return [e for e in going if e not in state.withdrawn]
+        others += [(ranks[s], -scores[s], registered[t.seats[s]], t.seats[s]) for s in best[keep:]]
+    short = max(2, low) - len(going)
+    if short > 0:  # too few for a table: a final of the best who are left
+        going += [entrant for *_, entrant in sorted(others)[:short]]
+    return going
+
+
+def _can_go_on(state: Tournament, entrant: str, seat: int, forfeited: list[int]) -> bool:
+    return seat not in forfeited and entrant not in state.withdrawn
+
+
+def forfeited_twice(state: Tournament) -> list[str]:
+    """Active entrants whose seats in their last two recorded tables (byes between them do
+    not count) were both forfeited: the director withdraws them, so an idle entrant stops
+    being paired (and forfeiting) every round. In registration order."""
+    recorded: dict[str, list[bool]] = {e: [] for e in state.active}
+    for r in state.rounds:
+        for t in r.tables:
+            if t.ranks is None:
+                continue
+            for seat, entrant in enumerate(t.seats):
+                if entrant in recorded:
+                    recorded[entrant].append(seat in t.forfeited)
+    return [e for e, games in recorded.items() if games[-2:] == [True, True]]
 
 
 def _byes(state: Tournament, placed: list[str], count: int) -> list[str]:

@@ -6,7 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 FORMATS = ("swiss", "round-robin", "knockout")
-Status = Literal["open", "running", "finished"]
+Status = Literal["open", "running", "finished", "cancelled"]
+# Why an entrant was withdrawn: they asked, the organiser did, or the director did after two
+# forfeits in a row (see `pairing.forfeited_twice`).
+WithdrawnReason = Literal["requested", "organiser", "forfeited_twice"]
+# Why a scheduled tournament was cancelled: fewer entrants than a table at its start time.
+CancelledReason = Literal["too_few_players"]
 
 
 @dataclass
@@ -36,10 +41,13 @@ class Tournament:
     config: dict[str, Any]
     entrants: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {name, bot}
     withdrawn: set[str] = field(default_factory=set)
+    # Why each withdrawn entrant was (absent for withdrawals recorded without a reason).
+    withdrawn_reasons: dict[str, WithdrawnReason] = field(default_factory=dict)
     registrations: int = 0  # registered events so far (withdrawals do not lower it)
     status: Status = "open"
     rounds: list[Round] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None  # the final ones, once finished
+    cancelled_reason: CancelledReason | None = None  # why it was (its status `cancelled`)
 
     @property
     def active(self) -> list[str]:
@@ -76,9 +84,12 @@ def evolve(state: Tournament | None, tournament_id: str, e: dict[str, Any]) -> T
         state.registrations += 1
     elif kind == "withdrawn":
         state.withdrawn.add(e["entrant"])
+        if e.get("reason") is not None:
+            state.withdrawn_reasons[e["entrant"]] = e["reason"]
         if state.status == "open":
             del state.entrants[e["entrant"]]
             state.withdrawn.discard(e["entrant"])
+            state.withdrawn_reasons.pop(e["entrant"], None)
     elif kind == "started":
         state.status = "running"
     elif kind == "round_started":
@@ -91,4 +102,7 @@ def evolve(state: Tournament | None, tournament_id: str, e: dict[str, Any]) -> T
     elif kind == "finished":
         state.status = "finished"
         state.standings = e["standings"]
+    elif kind == "cancelled":
+        state.status = "cancelled"
+        state.cancelled_reason = e["reason"]
     return state

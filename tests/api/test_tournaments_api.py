@@ -1,6 +1,7 @@
 """A tournament through HTTP on both stores, as a new user would run one: create, register
 players and bots, start, follow it to the end, read the standings, the leaderboard and the
-profiles, and verify its export offline with its games' exports."""
+profiles, and verify its export offline with its games' exports. A knockout places its
+final's winner first; a start time and entry conditions are validated strictly and shown."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import json
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from tests.support.api import Api
+from tests.support.waits import wait_until
 
 
 def _ok(response: Any, status: int = 200) -> Any:
@@ -50,10 +53,13 @@ def test_a_tournament_of_players_and_bots_from_creation_to_leaderboard(
     tabletop.runner.caught_up(20)
     listed = _ok(api.client.get("/v1/tournaments", params={"status": "finished"}))
     assert t["id"] in [x["id"] for x in listed["tournaments"]]
-    board = _ok(api.client.get("/v1/leaderboards/santa-maria", params={"limit": 1}))
+    new = {"provisional": "true"}  # after a game or two every rating is provisional
+    board = _ok(api.client.get("/v1/leaderboards/santa-maria", params={"limit": 1, **new}))
     assert board["players"][0]["place"] == 1 and board["next_cursor"]
     rest = _ok(
-        api.client.get("/v1/leaderboards/santa-maria", params={"cursor": board["next_cursor"]})
+        api.client.get(
+            "/v1/leaderboards/santa-maria", params={"cursor": board["next_cursor"], **new}
+        )
     )
     everyone = [board["players"][0], *rest["players"]]
     assert {p["participant"] for p in everyone} >= {ada["id"], "bot:greedy", "bot:random"}
@@ -77,3 +83,76 @@ def test_a_tournament_of_players_and_bots_from_creation_to_leaderboard(
     assert json.loads(checked.stdout)["tables"] == sum(len(r["tables"]) for r in now["rounds"])
     alone = subprocess.run(cli, capture_output=True, text=True)
     assert alone.returncode == 1 and json.loads(alone.stdout)["games_missing"]
+
+
+def test_a_knockout_places_its_final_winner_first_and_then_refuses_registration(
+    api: Api,
+) -> None:
+    """Six bots at tables of three, one of each going on: a final of two, whose winner is
+    first whatever the points of the first round; a finished tournament is closed."""
+    org, late = api.player("org"), api.player("late")
+    body = {"game": "santa-maria", "format": "knockout", "table_size": 3, "advance": 1}
+    t = _ok(api.client.post("/v1/tournaments", json=body, headers=api.auth(org)), 201)
+    path = f"/v1/tournaments/{t['id']}"
+    for bot in ("greedy", "random", "random", "greedy", "random", "random"):
+        _ok(api.client.post(f"{path}/register", json={"bot": bot}, headers=api.auth(org)))
+    _ok(api.client.post(f"{path}/start", headers=api.auth(org)))
+    wait_until(lambda: _ok(api.client.get(path))["status"] == "finished", 120, "the knockout")
+    done = _ok(api.client.get(path))
+    last = done["rounds"][-1]
+    assert len(done["rounds"]) == 2 and len(last["tables"]) == 1 and last["byes"] == []
+    final = last["tables"][0]
+    kept = [s for s in range(len(final["seats"])) if s not in final["forfeited"]]
+    best = min(final["ranks"][s] for s in kept)
+    winners = {final["seats"][s] for s in kept if final["ranks"][s] == best}
+    standings = done["standings"]
+    assert standings[0]["entrant"] in winners and standings[0]["place"] == 1
+    assert {line["entrant"] for line in standings[:2]} == set(final["seats"])
+    assert all("withdrawn_reason" in line for line in standings)
+    late_answer = api.client.post(f"{path}/register", headers=api.auth(late))
+    assert late_answer.status_code == 409, late_answer.text
+    assert late_answer.json()["code"] == "tournament_finished"
+
+
+def test_a_scheduled_conditional_tournament_through_http(api: Api) -> None:
+    """`starts_at` and `entry` are validated strictly, shown in the config and the list,
+    and the conditions refuse a newcomer by name while the organiser's bots enter."""
+    org, ada = api.player("org"), api.player("ada")
+    base = {"game": "santa-maria", "format": "swiss", "table_size": 2, "rounds": 1}
+    for extra, status, code in (
+        ({"starts_at": "tomorrow"}, 422, "invalid_starts_at"),
+        ({"starts_at": "2030-01-01T10:00:00"}, 422, "invalid_starts_at"),  # no zone
+        ({"starts_at": "2030-01-01T10:00:00+02:00"}, 422, "invalid_starts_at"),  # not UTC
+        ({"starts_at": "2001-01-01T10:00:00Z"}, 422, "invalid_starts_at"),  # past
+        ({"starts_at": 7}, 400, "invalid_request"),
+        ({"entry": {"min_rating": 3, "max_rating": 1}}, 422, "invalid_entry_conditions"),
+        ({"entry": {"min_rated_games": -1}}, 400, "invalid_request"),
+        ({"entry": {"min_rating": 1e300}}, 400, "invalid_request"),
+        ({"entry": {"colour": "red"}}, 422, "invalid_request.unknown_field"),
+        ({"entry": []}, 400, "invalid_request"),
+    ):
+        answer = api.client.post("/v1/tournaments", json={**base, **extra}, headers=api.auth(org))
+        assert answer.status_code == status, (extra, answer.text)
+        assert answer.headers["content-type"] == "application/problem+json"
+        assert answer.json()["code"] == code, (extra, answer.text)
+        if code == "invalid_request.unknown_field":
+            assert answer.json()["field"] == "entry.colour"
+    starts_at = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    entry = {"min_rated_games": 1, "max_rating": 40}
+    body = {**base, "starts_at": starts_at, "entry": entry}
+    t = _ok(api.client.post("/v1/tournaments", json=body, headers=api.auth(org)), 201)
+    assert t["config"]["starts_at"].endswith("Z") and t["config"]["entry"] == {
+        "min_rated_games": 1, "min_rating": None, "max_rating": 40.0
+    }  # fmt: skip
+    path = f"/v1/tournaments/{t['id']}"
+    refused = api.client.post(f"{path}/register", headers=api.auth(ada))
+    assert refused.status_code == 422 and refused.json()["code"] == (
+        "entry_condition.min_rated_games"
+    )
+    _ok(api.client.post(f"{path}/register", json={"bot": "random"}, headers=api.auth(org)))
+    tabletop = api.client.app.state.tabletop  # type: ignore[attr-defined]
+    tabletop.runner.caught_up(20)
+    listed = _ok(api.client.get("/v1/tournaments", params={"status": "open"}))
+    mine = next(x for x in listed["tournaments"] if x["id"] == t["id"])
+    assert mine["starts_at"] == t["config"]["starts_at"]
+    assert t["id"] in tabletop.reads.running_tournaments()  # the director looks at it

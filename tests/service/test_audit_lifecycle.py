@@ -13,27 +13,15 @@ import pytest
 
 from projections.runner import GamesRunner, view_for
 from service.audit import export_lines, stored_lines, verify
-from service.chain import GENESIS, line_hash
 from service.players import Player, Players
 from service.settings import Settings
 from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
 from tests.support.clock import FakeClock
 from tests.support.games import GameService
+from tests.support.timed import FISCHER, rehashed
 
-FISCHER = {"kind": "fischer", "initial_s": 60, "increment_s": 5}
 Lines = list[dict[str, Any]]
-
-
-def _rehash(lines: Lines) -> Lines:
-    prev = GENESIS
-    for line in lines[1:]:
-        if "version" not in line:
-            continue
-        line["prev_hash"] = prev
-        line["hash"] = line_hash(line)
-        prev = line["hash"]
-    return lines
 
 
 def _game(store: EventStoreApp, policy: str, timeouts: int = 1) -> tuple[GameService, UUID]:
@@ -61,7 +49,7 @@ def _index(lines: Lines, kind: str) -> int:
 
 
 def _refused(service: GameService, game_id: UUID, lines: Lines) -> str | None:
-    report = verify(_rehash(lines), service.seed_hex(game_id))
+    report = verify(rehashed(lines), service.seed_hex(game_id))
     assert report.chain_intact
     return None if report.verified else report.detail
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -22,77 +22,26 @@ import pytest
 
 from projections.runner import GamesRunner, view_for
 from service import decisions
-from service.audit import export_lines, stored_lines, verify
+from service.audit import stored_lines, verify
 from service.clocks import micros, stamp
 from service.errors import Conflict
-from service.fold import Fold
-from service.players import Player, Players
-from service.settings import Settings
-from service.store import EventStoreApp, open_store
+from service.players import Player
+from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
 from tests.support import clock_oracle
 from tests.support.clock import FakeClock
-from tests.support.games import GameService, close_over
-
-FISCHER = {"kind": "fischer", "initial_s": 60, "increment_s": 5}
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def service(store: EventStoreApp, clock: FakeClock) -> GameService:
-    return GameService(store, now=clock)
-
-
-@pytest.fixture
-def ada(store: EventStoreApp) -> Player:
-    return Players(store).register("ada")[0]
-
-
-def _move(service: GameService, player: Player, fold: Fold, rng: random.Random) -> Fold:
-    """The player's move, then the game once the bots have answered it."""
-    seat = fold.seat_of(player.id)
-    assert seat is not None
-    legal = fold.game.legal_commands(fold.state, seat)
-    move = msgspec.to_builtins(rng.choice(legal))
-    service.move(player, fold.id, fold.version, move, f"k{fold.version}")
-    return service.settled(fold.id)
-
-
-def _exported(service: GameService, store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
-    lines = stored_lines(store, game_id)
-    return list(export_lines(game_id, lines, service.seed_hex(game_id)))
-
-
-def _verified(service: GameService, store: EventStoreApp, game_id: UUID) -> None:
-    service.settled(game_id)  # no bot is writing to it now
-    lines = _exported(service, store, game_id)
-    report = verify(lines, service.seed_hex(game_id))
-    assert report.verified, report
-    assert clock_oracle.check(lines, service.seed_hex(game_id)) == []
-
-
-def _solo(service: GameService, player: Player, policy: str, seats: int = 3) -> Fold:
-    """Puerto Rico, `player` in seat 0 and bots elsewhere, a 60 s + 5 s clock: the game
-    once the bots before the player have moved (at once: the fake clock stands still)."""
-    bots = {s: "random" for s in range(1, seats)}
-    created = service.create(player, "puerto-rico", seats, {}, bots, 0, FISCHER, policy)
-    fold = service.settled(created.id)
-    assert fold.awaiting() == [0] and fold.bot_clocks
-    return fold
+from tests.support.games import GameService
+from tests.support.timed import FISCHER, exported, played, solo, verified
 
 
 def test_a_decision_records_the_time_it_used_and_the_clock_shows_what_is_left(
     service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
 ) -> None:
-    fold = _solo(service, ada, "bot:random")
+    fold = solo(service, ada, "bot:random")
     assert fold.awaiting() == [0] and fold.clock is not None
     assert fold.next_deadline() == clock.us + 60_000_000
     clock.advance(12.5)
-    fold = _move(service, ada, fold, random.Random(1))
+    fold = played(service, ada, fold, random.Random(1))
     lines = stored_lines(store, fold.id)
     first = next(e for e in lines if e.get("clock") and e["seat"] == 0)
     assert first["clock"] == {"used_ms": 12_500, "remaining_ms": 52_500}  # 60 - 12.5 + 5
@@ -106,7 +55,7 @@ def test_a_decision_records_the_time_it_used_and_the_clock_shows_what_is_left(
         assert shown[0]["deadline"] == stamp(clock.us - 2_000_000 + 52_500_000)
     assert 1 not in fold.awaiting()  # settled: no bot is to move
     assert not shown[1]["running"] and shown[1]["deadline"] is None
-    _verified(service, store, fold.id)
+    verified(service, store, fold.id)
 
 
 def test_a_bots_seat_is_charged_for_its_decision_in_a_new_timed_game(
@@ -133,12 +82,12 @@ def test_a_bots_seat_is_charged_for_its_decision_in_a_new_timed_game(
     assert after.clock is not None and after.clock.remaining[1] == 61_750_000
     assert after.awaiting() == [0]  # ada's clock has run from the start too
     clock.advance(1)
-    fold = _move(service, ada, after, random.Random(3))
+    fold = played(service, ada, after, random.Random(3))
     mine = next(e for e in stored_lines(store, fold.id) if e["seat"] == 0 and e.get("clock"))
     assert mine["clock"] == {"used_ms": 4_250, "remaining_ms": 60_750}  # 60 - 4.25 + 5
-    _verified(service, store, fold.id)
+    verified(service, store, fold.id)
     # the oracle recomputes the bot's charge from the stamps: a rewritten one is caught
-    lines = _exported(service, store, fold.id)
+    lines = exported(service, store, fold.id)
     bot_line = next(line for line in lines if line.get("version") == decision["version"])
     bot_line["clock"] = {**bot_line["clock"], "used_ms": 0}
     assert any("used_ms" in p for p in clock_oracle.check(lines, service.seed_hex(fold.id)))
@@ -147,7 +96,7 @@ def test_a_bots_seat_is_charged_for_its_decision_in_a_new_timed_game(
 def test_a_decision_after_its_deadline_is_refused_and_changes_nothing(
     service: GameService, ada: Player, clock: FakeClock
 ) -> None:
-    fold = _solo(service, ada, "bot:random")
+    fold = solo(service, ada, "bot:random")
     clock.advance(60.001)
     seat_moves = fold.game.legal_commands(fold.state, 0)
     with pytest.raises(Conflict) as refused:
@@ -159,7 +108,7 @@ def test_a_decision_after_its_deadline_is_refused_and_changes_nothing(
 def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
     service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
 ) -> None:
-    fold = _solo(service, ada, "bot:greedy")
+    fold = solo(service, ada, "bot:greedy")
     # The timekeeper's process, its bot runner held back until the late move is tried.
     keeper = GameService(store, now=clock, bots=False)
     clock.advance(59)
@@ -190,7 +139,7 @@ def test_a_timeout_is_played_by_the_named_bot_and_the_clock_goes_on(
     assert after.overdue == frozenset()
     if 0 in after.awaiting():  # its clock goes on: the increment and a tenth of 60 s
         assert after.clock is not None and after.clock.remaining[0] == 11_000_000
-    _verified(service, store, fold.id)
+    verified(service, store, fold.id)
 
 
 def test_in_a_game_older_than_bot_clocks_the_policys_bot_decides_in_the_timeouts_write(
@@ -231,14 +180,14 @@ def test_in_a_game_older_than_bot_clocks_the_policys_bot_decides_in_the_timeouts
     assert timed_out.version >= fold.version + 2
     keeper.start_bots(fold.id)  # the bots after ada's seat: this process heard the commit
     keeper.settled(fold.id)
-    _verified(service, store, fold.id)
+    verified(service, store, fold.id)
 
 
 @pytest.mark.parametrize("seats", [2, 3])
 def test_a_forfeit_ranks_the_seat_last_and_a_bot_plays_it_out(
     service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock, seats: int
 ) -> None:
-    fold = _solo(service, ada, "forfeit", seats)
+    fold = solo(service, ada, "forfeit", seats)
     clock.advance(61)
     timed_out = service.time_out(fold.id)  # the timeout and the forfeit, in one write
     assert timed_out is not None and timed_out.forfeited == {0: "timed_out"}
@@ -252,47 +201,25 @@ def test_a_forfeit_ranks_the_seat_last_and_a_bot_plays_it_out(
     if seats == 2:  # ended at once: the other seat wins
         assert timed_out.status == "finished" and timed_out.version == after.version
         assert after.result.ranks == [2, 1] and after.result.details["ended_by"] == "forfeit"
-    _verified(service, store, fold.id)
+    verified(service, store, fold.id)
 
 
 def test_the_audit_refuses_an_export_whose_timeout_was_not_due(
     service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock
 ) -> None:
-    fold = _solo(service, ada, "forfeit")
+    fold = solo(service, ada, "forfeit")
     clock.advance(61)
     service.time_out(fold.id)
     service.settled(fold.id)
-    lines = _exported(service, store, fold.id)
+    lines = exported(service, store, fold.id)
     timed = next(line for line in lines if line.get("type") == "timed_out")
     timed["data"]["deadline"] = stamp(micros(timed["data"]["deadline"]) - 1)
     report = verify(lines, service.seed_hex(fold.id))
     assert not report.verified and report.first_divergent_version == timed["version"]
-    early = _exported(service, store, fold.id)
+    early = exported(service, store, fold.id)
     line = next(line for line in early if line.get("type") == "timed_out")
     line["at"] = stamp(micros(line["at"]) - 2_000_000)  # before the deadline
     assert clock_oracle.check(early, service.seed_hex(fold.id)) != []
-
-
-@pytest.fixture
-def elsewhere(pg_settings: Settings) -> Iterator[Callable[[FakeClock], GameService]]:
-    """Game services of other processes (stores of their own), closed after the test."""
-    opened: list[EventStoreApp] = []
-
-    def service(clock: FakeClock) -> GameService:
-        opened.append(open_store(pg_settings))
-        return GameService(opened[-1], now=clock)
-
-    yield service
-    for store in opened:
-        close_over(store)  # its bot runner and loop stop first
-        store.close()
-
-
-@pytest.fixture
-def runner(pg_settings: Settings) -> Iterator[GamesRunner]:
-    running = GamesRunner(pg_settings)
-    yield running
-    running.close()
 
 
 def test_after_a_restart_every_passed_deadline_is_applied_once_in_deadline_order(
@@ -305,7 +232,7 @@ def test_after_a_restart_every_passed_deadline_is_applied_once_in_deadline_order
     service = GameService(store, now=clock)
     games = []
     for _ in range(5):  # deadlines 10 s apart: game i times out at 60 + 10 i
-        games.append(_solo(service, ada, "bot:random").id)
+        games.append(solo(service, ada, "bot:random").id)
         clock.advance(10)
     clock.advance(45)  # now 95 s: the timekeeper was down while games 0-3 (60-90 s) ran out
     runner.caught_up(10)
@@ -342,7 +269,7 @@ def test_two_timekeepers_at_once_apply_each_timeout_once(
     runner: GamesRunner,
 ) -> None:
     service = GameService(store, now=clock)
-    games = [_solo(service, ada, "bot:random").id for _ in range(6)]
+    games = [solo(service, ada, "bot:random").id for _ in range(6)]
     clock.advance(61)
     runner.caught_up(10)
     # Their clocks differ by a microsecond: byte-identical timeouts would read as one save.
@@ -363,7 +290,7 @@ def test_two_timekeepers_at_once_apply_each_timeout_once(
     for game_id in games:
         timed = [e for e in stored_lines(store, game_id) if e["type"] == "timed_out"]
         assert len(timed) == 1
-        _verified(service, store, game_id)
+        verified(service, store, game_id)
 
 
 def test_a_move_saved_first_makes_the_timeout_a_no_op(
@@ -374,17 +301,17 @@ def test_a_move_saved_first_makes_the_timeout_a_no_op(
 ) -> None:
     keeper_service = elsewhere(clock)  # another process
     service = GameService(store, now=clock)
-    fold = _solo(service, ada, "forfeit")
+    fold = solo(service, ada, "forfeit")
     assert keeper_service.get(fold.id).version == fold.version  # its cache holds the game
     clock.advance(59.9)
-    moved = _move(service, ada, fold, random.Random(2))
+    moved = played(service, ada, fold, random.Random(2))
     clock.advance(0.2)  # past the old deadline, not the new one
     assert keeper_service.time_out(fold.id) is None
     assert [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"] == []
     assert service.get(fold.id).version == moved.version  # as the store holds it
 
 
-def test_a_timeout_saved_first_refuses_the_late_move(
+def test_a_timeout_saved_first_refuses_the_lateplayed(
     elsewhere: Callable[[FakeClock], GameService],
     store: EventStoreApp,
     ada: Player,
@@ -392,7 +319,7 @@ def test_a_timeout_saved_first_refuses_the_late_move(
 ) -> None:
     keeper_service = elsewhere(clock)
     service = GameService(store, now=clock)
-    fold = _solo(service, ada, "bot:random")
+    fold = solo(service, ada, "bot:random")
     clock.advance(60)  # exactly at the deadline: the move and the timeout are both in time
     assert keeper_service.time_out(fold.id) is not None
     legal = fold.game.legal_commands(fold.state, 0)
@@ -400,7 +327,7 @@ def test_a_timeout_saved_first_refuses_the_late_move(
         service.move(ada, fold.id, fold.version, msgspec.to_builtins(legal[0]), "racing")
     assert refused.value.code == "version_conflict"
     assert refused.value.extra["version"] > fold.version  # the store's version, not the cache's
-    _verified(service, store, fold.id)
+    verified(service, store, fold.id)
 
 
 def test_racing_moves_and_timeouts_exactly_one_wins(
@@ -413,7 +340,7 @@ def test_racing_moves_and_timeouts_exactly_one_wins(
     keeper_service = elsewhere(clock)
     service = GameService(store, now=clock)
     for _ in range(8):
-        fold = _solo(service, ada, "bot:random")
+        fold = solo(service, ada, "bot:random")
         keeper_service.get(fold.id)
         clock.advance(60)
         move = msgspec.to_builtins(fold.game.legal_commands(fold.state, 0)[0])
@@ -424,7 +351,7 @@ def test_racing_moves_and_timeouts_exactly_one_wins(
         assert won[0] != won[1], won
         timed = [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"]
         assert len(timed) == (1 if won[0] else 0)
-        _verified(service, store, fold.id)
+        verified(service, store, fold.id)
 
 
 def _race(*writes: Callable[[], bool]) -> list[bool]:

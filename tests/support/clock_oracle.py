@@ -17,7 +17,7 @@ from domain.registry import get as get_game
 from service.chain import rules_seed
 
 RULES_FREE = {
-    "game_created", "seat_taken", "seat_left", "timed_out", "seat_forfeited",
+    "game_created", "seat_taken", "seat_left", "timed_out", "clock_credit", "seat_forfeited",
     "game_finished", "game_aborted", "rematch_offered", "rematch_accepted",
 }  # fmt: skip
 
@@ -63,6 +63,14 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
         where = f"v{line['version']}"
         if bot_clocks and at < last_at:
             problems.append(f"{where}: stamped before the event it follows")
+        if kind == "clock_credit":  # time the service could not act, after the last event
+            if not 0 < data["ms"] * 1000 <= at - last_at:
+                problems.append(f"{where}: a credit of more time than passed since the last event")
+            if sorted(data["seats"]) != sorted(started):
+                problems.append(f"{where}: a credit to other seats than those on the clock")
+            for s in data["seats"]:
+                if s in started:
+                    started[s] += data["ms"] * 1000
         last_at = max(last_at, at)
         own_bot = kind == "seat_taken" and data.get("bot") and not bot_clocks
         if kind == "seat_forfeited" or own_bot:

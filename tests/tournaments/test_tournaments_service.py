@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -22,43 +21,12 @@ from service.audit import tournament_export, verify_tournament
 from service.errors import Conflict, Unprocessable
 from service.players import Player, Players
 from service.settings import Settings
-from service.store import EventStoreApp, open_store
+from service.store import EventStoreApp
 from service.timekeeper import Timekeeper
 from service.tournaments import NewTournament, TournamentService
-from service.wakeup import ring
 from tests.support.clock import FakeClock
-from tests.support.games import GameService, close_over
+from tests.support.games import GameService
 from tests.tournaments.driving import play, settle_tables
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def store(pg_settings: Settings) -> Iterator[EventStoreApp]:
-    opened = open_store(pg_settings)
-    yield opened
-    close_over(opened)  # the adapters' bot runners stop before the store closes
-    opened.close()
-
-
-@pytest.fixture
-def games(store: EventStoreApp, clock: FakeClock) -> GameService:
-    service = GameService(store, now=clock)
-    service.games.writes.listen(lambda *_: ring())  # what the app does: wake the runner
-    return service
-
-
-@pytest.fixture
-def tournaments(store: EventStoreApp, games: GameService) -> TournamentService:
-    return TournamentService(store, games.games)
-
-
-@pytest.fixture
-def organiser(store: EventStoreApp) -> Player:
-    return Players(store).register("org")[0]
 
 
 def _bots_tournament(
@@ -142,8 +110,14 @@ def test_a_knockout_ends_at_one_final_table(
     t = play(tournaments, games, tid)
     assert t.state.status == "finished"
     assert [len(r.tables) for r in t.state.rounds] == [4, 2, 1]
-    final = {e for e in t.state.rounds[-1].tables[0].seats}
-    assert final <= {e for table in t.state.rounds[1].tables for e in table.seats}
+    final = t.state.rounds[-1].tables[0]
+    assert set(final.seats) <= {e for table in t.state.rounds[1].tables for e in table.seats}
+    winners = {e for e, rank in zip(final.seats, final.ranks, strict=True) if rank == 1}
+    places = [(line["entrant"], line["place"]) for line in t.state.standings]
+    assert places[0][0] in winners and places[0][1] == 1  # the final decides the top
+    assert {e for e, _ in places[:4]} == set(final.seats)
+    semi = {e for table in t.state.rounds[1].tables for e in table.seats} - set(final.seats)
+    assert {e for e, _ in places[4:8]} == semi  # then those knocked out in the semi-finals
 
 
 def test_registration_and_start_are_refused_when_they_should_be(

@@ -120,26 +120,40 @@ class BoardLine(Struct):
     """
     the estimated skill (OpenSkill, Plackett-Luce): 25 before any rated game
     """
-    name: Annotated[str, Meta(description="the player's name, or `<name> bot`")]
+    name: Annotated[str, Meta(description="the player's name, or `<spec> bot`")]
     """
-    the player's name, or `<name> bot`
+    the player's name, or `<spec> bot`
     """
     ordinal: Annotated[float, Meta(description='mu - 3 sigma')]
     """
     mu - 3 sigma
     """
-    participant: Annotated[str, Meta(description="a player's id, or `bot:<name>`")]
+    participant: Annotated[
+        str,
+        Meta(
+            description="A player's id, or `bot:<spec>` for a bot: its full spec (`bot:mcts:playouts=64`)."
+        ),
+    ]
     """
-    a player's id, or `bot:<name>`
+    A player's id, or `bot:<spec>` for a bot: its full spec (`bot:mcts:playouts=64`).
     """
     place: Annotated[
         int,
         Meta(
-            description="the line's place on the whole leaderboard, from 1 (ties are not shared)"
+            description="the line's place on the leaderboard shown, from 1 (ties are not shared)"
         ),
     ]
     """
-    the line's place on the whole leaderboard, from 1 (ties are not shared)
+    the line's place on the leaderboard shown, from 1 (ties are not shared)
+    """
+    provisional: Annotated[
+        bool,
+        Meta(
+            description='Sigma is still above 5: too few rated games to trust the rating (about the first ten); such lines are shown only with `provisional=true`.'
+        ),
+    ]
+    """
+    Sigma is still above 5: too few rated games to trust the rating (about the first ten); such lines are shown only with `provisional=true`.
     """
     sigma: Annotated[
         float,
@@ -2040,6 +2054,31 @@ class CaylusWorkerReturned(Struct, tag_field='type', tag='worker_returned'):
     """
 
 
+class ClockCredit(Struct, tag_field='type', tag='clock_credit'):
+    """
+    The service could not act for a while (every process stopped, or its store out of
+        reach): the seats whose clocks ran get that time back (docs/api.md, "Clocks").
+    """
+
+    ms: Annotated[int, Meta(description='the time given back, in milliseconds')]
+    """
+    the time given back, in milliseconds
+    """
+    reason: Annotated[
+        Literal['outage'], Meta(description='why the service could not act')
+    ]
+    """
+    why the service could not act
+    """
+    seats: Annotated[
+        list[int],
+        Meta(description='the seats whose clocks ran, each given the time back'),
+    ]
+    """
+    the seats whose clocks ran, each given the time back
+    """
+
+
 class ConsistencyOut(Struct):
     """
     The proof that a larger tree of the log extends a smaller one.
@@ -2120,6 +2159,120 @@ class Entrant(Struct):
     ]
     """
     Withdrew after the start: paired no more (one who withdraws before it is removed).
+    """
+    withdrawn_reason: (
+        Annotated[
+            Literal['requested', 'organiser', 'forfeited_twice'],
+            Meta(
+                description='Why: `requested` (they withdrew), `organiser` (the organiser withdrew them) or `forfeited_twice` (the director did, after two forfeited games in a row); null while playing, and for a withdrawal recorded before reasons were.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Why: `requested` (they withdrew), `organiser` (the organiser withdrew them) or `forfeited_twice` (the director did, after two forfeited games in a row); null while playing, and for a withdrawal recorded before reasons were.
+    """
+
+
+MaxRating: TypeAlias = Annotated[
+    float,
+    Meta(
+        description='The highest conservative rating admitted. Null: no upper bound.',
+        ge=-1000.0,
+        le=1000.0,
+    ),
+]
+"""
+The highest conservative rating admitted. Null: no upper bound.
+"""
+
+
+MaxRating1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description='The highest conservative rating admitted. Null: no upper bound.'
+        ),
+    ]
+    | None
+)
+"""
+The highest conservative rating admitted. Null: no upper bound.
+"""
+
+
+MinRating: TypeAlias = Annotated[
+    float,
+    Meta(
+        description="The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound.",
+        ge=-1000.0,
+        le=1000.0,
+    ),
+]
+"""
+The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound.
+"""
+
+
+MinRating1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description="The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound."
+        ),
+    ]
+    | None
+)
+"""
+The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound.
+"""
+
+
+class EntryConditions(Struct):
+    """
+    Who may register (players; the organiser's bots are exempt), on their rating of the tournament's game type as the leaderboard has it (it trails the games by the projection lag): 422 `entry_condition.min_rated_games` or `entry_condition.rating_range` otherwise.
+    """
+
+    max_rating: (
+        Annotated[
+            MaxRating | MaxRating1,
+            Meta(
+                description='The highest conservative rating admitted. Null: no upper bound.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    The highest conservative rating admitted. Null: no upper bound.
+    """
+    min_rated_games: (
+        Annotated[
+            int,
+            Meta(
+                description='The least number of rated games of the game type a player must have finished.',
+                ge=0,
+                le=100000,
+            ),
+        ]
+        | UnsetType
+    ) = 0
+    """
+    The least number of rated games of the game type a player must have finished.
+    """
+    min_rating: (
+        Annotated[
+            MinRating | MinRating1,
+            Meta(
+                description="The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound.
     """
 
 
@@ -2727,11 +2880,11 @@ class Leaderboard(Struct):
     players: Annotated[
         list[BoardLine],
         Meta(
-            description="Highest ordinal first (then more games, then the participant's id), at most `limit`."
+            description="Highest ordinal first (then more games, then the participant's id), at most `limit`; without the provisional ratings unless asked for."
         ),
     ]
     """
-    Highest ordinal first (then more games, then the participant's id), at most `limit`.
+    Highest ordinal first (then more games, then the participant's id), at most `limit`; without the provisional ratings unless asked for.
     """
 
 
@@ -2756,6 +2909,71 @@ class LeafOut(Struct):
     kind: Annotated[str, Meta(description='game | tournament')]
     """
     game | tournament
+    """
+
+
+class LogLeaf(Struct):
+    """
+    A leaf of the transparency log, with its place in it.
+    """
+
+    final_hash: Annotated[
+        str,
+        Meta(
+            description='The `hash` (hex) of its ending event in its export (game_finished, game_aborted or tournament_finished).'
+        ),
+    ]
+    """
+    The `hash` (hex) of its ending event in its export (game_finished, game_aborted or tournament_finished).
+    """
+    id: Annotated[str, Meta(description="the game's or the tournament's id")]
+    """
+    the game's or the tournament's id
+    """
+    kind: Annotated[str, Meta(description='game | tournament')]
+    """
+    game | tournament
+    """
+    leaf_index: Annotated[int, Meta(description="the leaf's place in the log, from 0")]
+    """
+    the leaf's place in the log, from 0
+    """
+
+
+class LogLeaves(Struct):
+    """
+    Leaves of the transparency log, in its order.
+    """
+
+    leaves: Annotated[
+        list[LogLeaf],
+        Meta(
+            description='from leaf `start` on, at most `limit`, all below `tree_size`'
+        ),
+    ]
+    """
+    from leaf `start` on, at most `limit`, all below `tree_size`
+    """
+    next_start: (
+        Annotated[
+            int,
+            Meta(
+                description='pass as `start` for the next page; null on the last page'
+            ),
+        ]
+        | None
+    )
+    """
+    pass as `start` for the next page; null on the last page
+    """
+    tree_size: Annotated[
+        int,
+        Meta(
+            description='the size of the signed head read: the latest, or `tree_size` as asked'
+        ),
+    ]
+    """
+    the size of the signed head read: the latest, or `tree_size` as asked
     """
 
 
@@ -2947,6 +3165,32 @@ Points per rank, first to last, never increasing, one per seat of `table_size`; 
 """
 
 
+StartsAt: TypeAlias = Annotated[
+    str,
+    Meta(
+        description='When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time).',
+        max_length=40,
+    ),
+]
+"""
+When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time).
+"""
+
+
+StartsAt1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description='When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time).'
+        ),
+    ]
+    | None
+)
+"""
+When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time).
+"""
+
+
 class NewTournament(Struct):
     """
     A tournament to create: its game, format, tables, points, and its games' clock.
@@ -2999,6 +3243,19 @@ class NewTournament(Struct):
     ) = UNSET
     """
     Its games' time control, {"kind": "fischer", "initial_s", "increment_s"} or {"kind": "deadline", "per_decision_s"} (seconds); default: a day per decision.
+    """
+    entry: (
+        Annotated[
+            EntryConditions,
+            Meta(
+                description='Who may register: a least number of rated games, a rating range. Null: anyone.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Who may register: a least number of rated games, a rating range. Null: anyone.
     """
     name: (
         Annotated[
@@ -3062,6 +3319,19 @@ class NewTournament(Struct):
     ) = 0
     """
     swiss and round-robin (1-50); knockout plays until its final
+    """
+    starts_at: (
+        Annotated[
+            StartsAt | StartsAt1,
+            Meta(
+                description='When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time).'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time).
     """
 
 
@@ -6667,6 +6937,15 @@ class Rating(Struct):
     """
     mu - 3 sigma: what the leaderboard ranks by
     """
+    provisional: Annotated[
+        bool,
+        Meta(
+            description='Sigma is still above 5: too few rated games to trust the rating (about the first ten; docs/ratings.md). The leaderboard leaves such ratings out unless asked.'
+        ),
+    ]
+    """
+    Sigma is still above 5: too few rated games to trust the rating (about the first ten; docs/ratings.md). The leaderboard leaves such ratings out unless asked.
+    """
     sigma: Annotated[
         float,
         Meta(
@@ -6675,6 +6954,111 @@ class Rating(Struct):
     ]
     """
     The uncertainty of `mu`: 25/3 (8.33) before the first rated game; it shrinks with games.
+    """
+
+
+class RatingChange(Struct):
+    """
+    A rating at one game type right after one of its rated games.
+    """
+
+    change: Annotated[
+        float,
+        Meta(
+            description='`ordinal` after the game less `ordinal` before it (0 before the first)'
+        ),
+    ]
+    """
+    `ordinal` after the game less `ordinal` before it (0 before the first)
+    """
+    ended_at: Annotated[
+        str,
+        Meta(
+            description='when the game ended: the `at` of its `game_finished` (RFC 3339, UTC)'
+        ),
+    ]
+    """
+    when the game ended: the `at` of its `game_finished` (RFC 3339, UTC)
+    """
+    game_id: Annotated[str, Meta(description='the rated game: GET /v1/games/{game_id}')]
+    """
+    the rated game: GET /v1/games/{game_id}
+    """
+    games: Annotated[
+        int,
+        Meta(
+            description='the rated games of this type played by then, this one included'
+        ),
+    ]
+    """
+    the rated games of this type played by then, this one included
+    """
+    mu: Annotated[float, Meta(description='the estimated skill after the game')]
+    """
+    the estimated skill after the game
+    """
+    ordinal: Annotated[
+        float,
+        Meta(description='mu - 3 sigma after the game: what the leaderboard ranks by'),
+    ]
+    """
+    mu - 3 sigma after the game: what the leaderboard ranks by
+    """
+    provisional: Annotated[
+        bool,
+        Meta(
+            description='sigma still above 5 after the game: too few games to trust it'
+        ),
+    ]
+    """
+    sigma still above 5 after the game: too few games to trust it
+    """
+    sigma: Annotated[float, Meta(description='the uncertainty of `mu` after the game')]
+    """
+    the uncertainty of `mu` after the game
+    """
+
+
+class RatingHistory(Struct):
+    """
+    A player's (or bot's) rating history at one game type, a page at a time.
+    """
+
+    game: Annotated[
+        str, Meta(description='the game type: a `name` of GET /v1/game-types')
+    ]
+    """
+    the game type: a `name` of GET /v1/game-types
+    """
+    next_cursor: (
+        Annotated[
+            str,
+            Meta(
+                description='pass as `cursor` for the next page; null on the last page'
+            ),
+        ]
+        | None
+    )
+    """
+    pass as `cursor` for the next page; null on the last page
+    """
+    participant: Annotated[
+        str,
+        Meta(
+            description="the player's id, or `bot:<spec>`, a bot's spec spelt canonically"
+        ),
+    ]
+    """
+    the player's id, or `bot:<spec>`, a bot's spec spelt canonically
+    """
+    ratings: Annotated[
+        list[RatingChange],
+        Meta(
+            description="After each rated game, the latest first (in the transparency log's order), at most `limit`."
+        ),
+    ]
+    """
+    After each rated game, the latest first (in the transparency log's order), at most `limit`.
     """
 
 
@@ -9665,13 +10049,26 @@ class TournamentSummary(Struct):
     """
     As in GET /v1/tournaments/{id}: one line per entrant, best first (place, entrant, ...)
     """
-    status: Annotated[str, Meta(description='open | running | finished')]
+    status: Annotated[str, Meta(description='open | running | finished | cancelled')]
     """
-    open | running | finished
+    open | running | finished | cancelled
     """
     table_size: Annotated[int, Meta(description='seats per table')]
     """
     seats per table
+    """
+    starts_at: (
+        Annotated[
+            str,
+            Meta(
+                description='When it starts by itself (RFC 3339, UTC), or is cancelled with too few entrants; null: its organiser starts it.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    When it starts by itself (RFC 3339, UTC), or is cancelled with too few entrants; null: its organiser starts it.
     """
 
 
@@ -9831,6 +10228,7 @@ class CaylusEventOut(Struct):
         | SeatLeft
         | RandomnessFixed
         | TimedOut
+        | ClockCredit
         | SeatForfeited
         | GameFinished
         | GameAborted
@@ -10489,6 +10887,7 @@ class PlusUltraEventOut(Struct):
         | SeatLeft
         | RandomnessFixed
         | TimedOut
+        | ClockCredit
         | SeatForfeited
         | GameFinished
         | GameAborted
@@ -11385,6 +11784,7 @@ class PuertoRicoEventOut(Struct):
         | SeatLeft
         | RandomnessFixed
         | TimedOut
+        | ClockCredit
         | SeatForfeited
         | GameFinished
         | GameAborted
@@ -12171,6 +12571,7 @@ class SantaMariaEventOut(Struct):
         | SeatLeft
         | RandomnessFixed
         | TimedOut
+        | ClockCredit
         | SeatForfeited
         | GameFinished
         | GameAborted
@@ -12558,11 +12959,11 @@ class TournamentOut(Struct):
     config: Annotated[
         dict[str, Any],
         Meta(
-            description='game, format, table_size, rounds, options, clock, points, ...'
+            description="game, format, table_size, rounds, options, clock, points, advance, starts_at, entry, ruleset (the edition of the standings' rules), ..."
         ),
     ]
     """
-    game, format, table_size, rounds, options, clock, points, ...
+    game, format, table_size, rounds, options, clock, points, advance, starts_at, entry, ruleset (the edition of the standings' rules), ...
     """
     entrants: Annotated[list[Entrant], Meta(description='in registration order')]
     """
@@ -12598,15 +12999,28 @@ class TournamentOut(Struct):
     standings: Annotated[
         list[dict[str, Any]],
         Meta(
-            description="One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn."
+            description="One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first (docs/tournaments.md)."
         ),
     ]
     """
-    One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn.
+    One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first (docs/tournaments.md).
     """
-    status: Annotated[str, Meta(description='open | running | finished')]
+    status: Annotated[str, Meta(description='open | running | finished | cancelled')]
     """
-    open | running | finished
+    open | running | finished | cancelled
+    """
+    cancelled_reason: (
+        Annotated[
+            Literal['too_few_players'],
+            Meta(
+                description='Why it was cancelled: `too_few_players` (fewer entrants than a table at `starts_at`); null unless its status is `cancelled`.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Why it was cancelled: `too_few_players` (fewer entrants than a table at `starts_at`); null unless its status is `cancelled`.
     """
 
 
@@ -12861,15 +13275,20 @@ class PlayerProfile(Struct):
     """
     One per game type the player has sat at, by name; empty for a bot.
     """
-    id: Annotated[str, Meta(description="a player's id, or `bot:<name>` for a bot")]
-    """
-    a player's id, or `bot:<name>` for a bot
-    """
-    name: Annotated[
-        str, Meta(description="the player's name, or `<name> bot` for a bot")
+    id: Annotated[
+        str,
+        Meta(
+            description="A player's id, or `bot:<spec>` for a bot: its full spec, spelt canonically (`bot:mcts:p=64` is shown as `bot:mcts:playouts=64`)."
+        ),
     ]
     """
-    the player's name, or `<name> bot` for a bot
+    A player's id, or `bot:<spec>` for a bot: its full spec, spelt canonically (`bot:mcts:p=64` is shown as `bot:mcts:playouts=64`).
+    """
+    name: Annotated[
+        str, Meta(description="the player's name, or `<spec> bot` for a bot")
+    ]
+    """
+    the player's name, or `<spec> bot` for a bot
     """
     recent: Annotated[
         list[RecentGame],

@@ -529,7 +529,7 @@ export interface paths {
         };
         /**
          * The leaderboard of a game type
-         * @description The leaderboard of a game type. Players (and bots) by conservative rating (mu - 3 sigma, OpenSkill Plackett-Luce over every rated finished game), with the rated games each played; the next page is `next_cursor`, and `Link: <...>; rel="next"`.
+         * @description The leaderboard of a game type. Players (and bots) by conservative rating (mu - 3 sigma, OpenSkill Plackett-Luce over every rated finished game, in the transparency log's order), with the rated games each played; provisional ratings (sigma above 5) only with `provisional=true`. The next page is `next_cursor`, and `Link: <...>; rel="next"`.
          *
          *     Example:
          *
@@ -608,7 +608,7 @@ export interface paths {
         };
         /**
          * A player's profile
-         * @description A player's profile: games played and won per game type, the recent games with their final rank and score, and its rating per game type. Bots have profiles too, once they have played a rated game: `bot:greedy`.
+         * @description A player's profile: games played and won per game type, the recent games with their final rank and score, and its rating per game type. Bots have profiles too, once they have played a rated game, one per spec: `bot:greedy`, `bot:mcts:playouts=64`.
          *
          *     Example:
          *
@@ -617,6 +617,32 @@ export interface paths {
          *     ```
          */
         get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/ratings/{game}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's
+         * @description A player's (or bot's: `bot:mcts:playouts=64`) rating at a game type after each of its rated games, the latest first, with the change each made. 404 `player_not_found` for a player never registered (a bot never rated); 422 `unknown_game_type` for a game type not hosted. The next page is `next_cursor`, and `Link: <...>; rel="next"`.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/players/bot:greedy/ratings/puerto-rico?limit=20'
+         *     ```
+         */
+        get: operations["getRatingHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -672,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tournament
-         * @description Create a tournament (you organise it): the game and its options, `format` (swiss, round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank (default 6/4/2/0 scaled to the table size), `advance` (knockout: how many of each table go on), and the `clock` and `on_timeout` of its games (default: a day per decision, forfeit). Its games are rated. The tournament is at `Location`. With an `Idempotency-Key`, a retry is answered with the same tournament (`Idempotent-Replayed: true`); the key sent with another request is refused (422 `idempotency_key_reused`).
+         * @description Create a tournament (you organise it): the game and its options, `format` (swiss, round-robin or knockout), `table_size`, `rounds` (swiss, round-robin), `points` per rank (default 6/4/2/0 scaled to the table size), `advance` (knockout: how many of each table go on), and the `clock` and `on_timeout` of its games (default: a day per decision, forfeit). Its games are rated. `starts_at` (UTC) starts it by itself then, or cancels it with fewer entrants than a table (422 `invalid_starts_at` unless ahead, within a year); `entry` sets conditions on the players who may register, `min_rated_games` of the game type and a rating range, `min_rating` to `max_rating` (the leaderboard's mu - 3 sigma; 422 `invalid_entry_conditions` when the range is empty). The tournament is at `Location`. With an `Idempotency-Key`, a retry is answered with the same tournament (`Idempotent-Replayed: true`); the key sent with another request is refused (422 `idempotency_key_reused`).
          *
          *     Example:
          *
@@ -753,7 +779,7 @@ export interface paths {
         put?: never;
         /**
          * Register yourself
-         * @description Register yourself; the organiser registers a bot with `{"bot": "greedy"}`. 409 `already_registered` twice, `tournament_started` once it has started. With an `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`); the key sent with another request is refused (422 `idempotency_key_reused`).
+         * @description Register yourself; the organiser registers a bot with `{"bot": "greedy"}`. 409 `already_registered` twice, `tournament_started` once it has started, `tournament_finished` once it is over, `tournament_cancelled` if it was cancelled. A player who does not meet the entry conditions is refused (422 `entry_condition.min_rated_games`, `entry_condition.rating_range`; from the leaderboard, which trails the games by the projection lag); the organiser's bots are exempt. With an `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`); the key sent with another request is refused (422 `idempotency_key_reused`).
          *
          *     Example:
          *
@@ -929,6 +955,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transparency/leaves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transparency log's leaves from leaf `start` on, in its order, below the latest signed head
+         * @description The transparency log's leaves from leaf `start` on, in its order, below the latest signed head (or the head over `tree_size` leaves: 404 `head_not_found` if none was). With the head and the keys, they make the file `tabletop ratings recompute --log` reads (docs/ratings.md); the next page is `next_start`, and `Link: <...>; rel="next"`.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/transparency/leaves?start=0&limit=1000'
+         *     ```
+         */
+        get: operations["listLogLeaves"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -966,14 +1018,16 @@ export interface components {
             games: number;
             /** @description the estimated skill (OpenSkill, Plackett-Luce): 25 before any rated game */
             mu: number;
-            /** @description the player's name, or `<name> bot` */
+            /** @description the player's name, or `<spec> bot` */
             name: string;
             /** @description mu - 3 sigma */
             ordinal: number;
-            /** @description a player's id, or `bot:<name>` */
+            /** @description A player's id, or `bot:<spec>` for a bot: its full spec (`bot:mcts:playouts=64`). */
             participant: string;
-            /** @description the line's place on the whole leaderboard, from 1 (ties are not shared) */
+            /** @description the line's place on the leaderboard shown, from 1 (ties are not shared) */
             place: number;
+            /** @description Sigma is still above 5: too few rated games to trust the rating (about the first ten); such lines are shown only with `provisional=true`. */
+            provisional: boolean;
             /** @description the uncertainty of `mu`: 25/3 (8.33) before any rated game */
             sigma: number;
         };
@@ -1180,7 +1234,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["CaylusTurnOrderDrawn"] | components["schemas"]["CaylusRoadSetUp"] | components["schemas"]["CaylusResourcesChanged"] | components["schemas"]["CaylusTurnStarted"] | components["schemas"]["CaylusPhaseStarted"] | components["schemas"]["CaylusWorkerPlaced"] | components["schemas"]["CaylusPassed"] | components["schemas"]["CaylusGateMoved"] | components["schemas"]["CaylusTradingPostUsed"] | components["schemas"]["CaylusProvostMoved"] | components["schemas"]["CaylusJoustResolved"] | components["schemas"]["CaylusStablesResolved"] | components["schemas"]["CaylusInnResolved"] | components["schemas"]["CaylusInnDecided"] | components["schemas"]["CaylusActivated"] | components["schemas"]["CaylusOwnerBonusTaken"] | components["schemas"]["CaylusWorkerReturned"] | components["schemas"]["CaylusSweepEnded"] | components["schemas"]["CaylusTileBuilt"] | components["schemas"]["CaylusTransformationScheduled"] | components["schemas"]["CaylusTransformed"] | components["schemas"]["CaylusFavoursGained"] | components["schemas"]["CaylusFavourTaken"] | components["schemas"]["CaylusFavourLost"] | components["schemas"]["CaylusBatchDelivered"] | components["schemas"]["CaylusCastleDoneEvent"] | components["schemas"]["CaylusCastleResolved"] | components["schemas"]["CaylusBailiffMoved"] | components["schemas"]["CaylusSectionScoringStarted"] | components["schemas"]["CaylusSectionScored"] | components["schemas"]["CaylusSectionClosed"] | components["schemas"]["CaylusTurnEnded"] | components["schemas"]["CaylusGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["CaylusTurnOrderDrawn"] | components["schemas"]["CaylusRoadSetUp"] | components["schemas"]["CaylusResourcesChanged"] | components["schemas"]["CaylusTurnStarted"] | components["schemas"]["CaylusPhaseStarted"] | components["schemas"]["CaylusWorkerPlaced"] | components["schemas"]["CaylusPassed"] | components["schemas"]["CaylusGateMoved"] | components["schemas"]["CaylusTradingPostUsed"] | components["schemas"]["CaylusProvostMoved"] | components["schemas"]["CaylusJoustResolved"] | components["schemas"]["CaylusStablesResolved"] | components["schemas"]["CaylusInnResolved"] | components["schemas"]["CaylusInnDecided"] | components["schemas"]["CaylusActivated"] | components["schemas"]["CaylusOwnerBonusTaken"] | components["schemas"]["CaylusWorkerReturned"] | components["schemas"]["CaylusSweepEnded"] | components["schemas"]["CaylusTileBuilt"] | components["schemas"]["CaylusTransformationScheduled"] | components["schemas"]["CaylusTransformed"] | components["schemas"]["CaylusFavoursGained"] | components["schemas"]["CaylusFavourTaken"] | components["schemas"]["CaylusFavourLost"] | components["schemas"]["CaylusBatchDelivered"] | components["schemas"]["CaylusCastleDoneEvent"] | components["schemas"]["CaylusCastleResolved"] | components["schemas"]["CaylusBailiffMoved"] | components["schemas"]["CaylusSectionScoringStarted"] | components["schemas"]["CaylusSectionScored"] | components["schemas"]["CaylusSectionClosed"] | components["schemas"]["CaylusTurnEnded"] | components["schemas"]["CaylusGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -2202,6 +2256,27 @@ export interface components {
             type: "worker_returned";
         };
         /**
+         * ClockCredit
+         * @description The service could not act for a while (every process stopped, or its store out of
+         *         reach): the seats whose clocks ran get that time back (docs/api.md, "Clocks").
+         */
+        ClockCredit: {
+            /** @description the time given back, in milliseconds */
+            ms: number;
+            /**
+             * @description why the service could not act
+             * @enum {unknown}
+             */
+            reason: "outage";
+            /** @description the seats whose clocks ran, each given the time back */
+            seats: number[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock_credit";
+        };
+        /**
          * ClockOut
          * @description A game's time control and every seat's clock.
          */
@@ -2252,6 +2327,26 @@ export interface components {
             name: string;
             /** @description Withdrew after the start: paired no more (one who withdraws before it is removed). */
             withdrawn: boolean;
+            /**
+             * @description Why: `requested` (they withdrew), `organiser` (the organiser withdrew them) or `forfeited_twice` (the director did, after two forfeited games in a row); null while playing, and for a withdrawal recorded before reasons were.
+             * @enum {null|string}
+             */
+            withdrawn_reason?: "requested" | "organiser" | "forfeited_twice" | null;
+        };
+        /**
+         * EntryConditions
+         * @description Who may register (players; the organiser's bots are exempt), on their rating of the tournament's game type as the leaderboard has it (it trails the games by the projection lag): 422 `entry_condition.min_rated_games` or `entry_condition.rating_range` otherwise.
+         */
+        EntryConditions: {
+            /** @description The highest conservative rating admitted. Null: no upper bound. */
+            max_rating?: number | null;
+            /**
+             * @description The least number of rated games of the game type a player must have finished.
+             * @default 0
+             */
+            min_rated_games?: number;
+            /** @description The lowest conservative rating (mu - 3 sigma, the leaderboard's `ordinal`) admitted; a player with no rated game has 0 (mu 25, sigma 25/3). Null: no lower bound. */
+            min_rating?: number | null;
         };
         /**
          * EventPage
@@ -2595,7 +2690,7 @@ export interface components {
             game: string;
             /** @description pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
-            /** @description Highest ordinal first (then more games, then the participant's id), at most `limit`. */
+            /** @description Highest ordinal first (then more games, then the participant's id), at most `limit`; without the provisional ratings unless asked for. */
             players: components["schemas"]["BoardLine"][];
         };
         /**
@@ -2615,6 +2710,32 @@ export interface components {
          * @description A page of the moves the caller's seat may make now. One type per game, told apart by `game`.
          */
         LegalMoves: components["schemas"]["CaylusLegalMoves"] | components["schemas"]["PlusUltraLegalMoves"] | components["schemas"]["PuertoRicoLegalMoves"] | components["schemas"]["SantaMariaLegalMoves"];
+        /**
+         * LogLeaf
+         * @description A leaf of the transparency log, with its place in it.
+         */
+        LogLeaf: {
+            /** @description The `hash` (hex) of its ending event in its export (game_finished, game_aborted or tournament_finished). */
+            final_hash: string;
+            /** @description the game's or the tournament's id */
+            id: string;
+            /** @description game | tournament */
+            kind: string;
+            /** @description the leaf's place in the log, from 0 */
+            leaf_index: number;
+        };
+        /**
+         * LogLeaves
+         * @description Leaves of the transparency log, in its order.
+         */
+        LogLeaves: {
+            /** @description from leaf `start` on, at most `limit`, all below `tree_size` */
+            leaves: components["schemas"]["LogLeaf"][];
+            /** @description pass as `start` for the next page; null on the last page */
+            next_start: number | null;
+            /** @description the size of the signed head read: the latest, or `tree_size` as asked */
+            tree_size: number;
+        };
         /**
          * MoveRequest
          * @description A move, and the game's version it was chosen at.
@@ -2683,6 +2804,8 @@ export interface components {
             clock?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Who may register: a least number of rated games, a rating range. Null: anyone. */
+            entry?: components["schemas"]["EntryConditions"] | null;
             /** @description swiss | round-robin | knockout */
             format: string;
             /** @description a `name` of GET /v1/game-types */
@@ -2705,6 +2828,8 @@ export interface components {
              * @default 0
              */
             rounds?: number;
+            /** @description When it starts by itself (ISO 8601 in UTC, `2026-05-01T18:00:00Z`; in the future, at most a year ahead): with enough entrants for a table it starts then, else it is cancelled. Null: the organiser starts it (who still may before this time). */
+            starts_at?: string | null;
             /** @description Seats per table: within the game type's min_players..max_players (422 `invalid_table_size`); smaller tables seat an uneven number of entrants. */
             table_size: number;
         };
@@ -2729,9 +2854,9 @@ export interface components {
             created_at: string | null;
             /** @description One per game type the player has sat at, by name; empty for a bot. */
             games: components["schemas"]["GameTypeRecord"][];
-            /** @description a player's id, or `bot:<name>` for a bot */
+            /** @description A player's id, or `bot:<spec>` for a bot: its full spec, spelt canonically (`bot:mcts:p=64` is shown as `bot:mcts:playouts=64`). */
             id: string;
-            /** @description the player's name, or `<name> bot` for a bot */
+            /** @description the player's name, or `<spec> bot` for a bot */
             name: string;
             /** @description per game type, once a rated game is finished */
             ratings?: components["schemas"]["Rating"][];
@@ -3086,7 +3211,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["PlusUltraPeerTrackSet"] | components["schemas"]["PlusUltraNewWorldShuffled"] | components["schemas"]["PlusUltraEstatesShuffled"] | components["schemas"]["PlusUltraNewWorldDealt"] | components["schemas"]["PlusUltraTileTurnedUp"] | components["schemas"]["PlusUltraTurnStarted"] | components["schemas"]["PlusUltraExplorationRefilled"] | components["schemas"]["PlusUltraReactivationAnswered"] | components["schemas"]["PlusUltraWarDiceRolled"] | components["schemas"]["PlusUltraCharactersShuffled"] | components["schemas"]["PlusUltraCharacterPicked"] | components["schemas"]["PlusUltraCharactersRevealed"] | components["schemas"]["PlusUltraSecretaryBonus"] | components["schemas"]["PlusUltraViceroyIncome"] | components["schemas"]["PlusUltraPeerIncome"] | components["schemas"]["PlusUltraBullAnswered"] | components["schemas"]["PlusUltraBlueColonyPlaced"] | components["schemas"]["PlusUltraCommitmentsOpened"] | components["schemas"]["PlusUltraTercioCommitted"] | components["schemas"]["PlusUltraWarPlaced"] | components["schemas"]["PlusUltraCharacterActionTaken"] | components["schemas"]["PlusUltraCharacterPassed"] | components["schemas"]["PlusUltraCommonActionTaken"] | components["schemas"]["PlusUltraTileExplored"] | components["schemas"]["PlusUltraEstateTaken"] | components["schemas"]["PlusUltraEstateDiscarded"] | components["schemas"]["PlusUltraNativesResolved"] | components["schemas"]["PlusUltraColonyResolved"] | components["schemas"]["PlusUltraLevyResolved"] | components["schemas"]["PlusUltraRaidResolved"] | components["schemas"]["PlusUltraRoundEnded"] | components["schemas"]["PlusUltraWarResolved"] | components["schemas"]["PlusUltraNativesAttacked"] | components["schemas"]["PlusUltraGoodShipped"] | components["schemas"]["PlusUltraCrownHoarded"] | components["schemas"]["PlusUltraTurnEnded"] | components["schemas"]["PlusUltraGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["PlusUltraPeerTrackSet"] | components["schemas"]["PlusUltraNewWorldShuffled"] | components["schemas"]["PlusUltraEstatesShuffled"] | components["schemas"]["PlusUltraNewWorldDealt"] | components["schemas"]["PlusUltraTileTurnedUp"] | components["schemas"]["PlusUltraTurnStarted"] | components["schemas"]["PlusUltraExplorationRefilled"] | components["schemas"]["PlusUltraReactivationAnswered"] | components["schemas"]["PlusUltraWarDiceRolled"] | components["schemas"]["PlusUltraCharactersShuffled"] | components["schemas"]["PlusUltraCharacterPicked"] | components["schemas"]["PlusUltraCharactersRevealed"] | components["schemas"]["PlusUltraSecretaryBonus"] | components["schemas"]["PlusUltraViceroyIncome"] | components["schemas"]["PlusUltraPeerIncome"] | components["schemas"]["PlusUltraBullAnswered"] | components["schemas"]["PlusUltraBlueColonyPlaced"] | components["schemas"]["PlusUltraCommitmentsOpened"] | components["schemas"]["PlusUltraTercioCommitted"] | components["schemas"]["PlusUltraWarPlaced"] | components["schemas"]["PlusUltraCharacterActionTaken"] | components["schemas"]["PlusUltraCharacterPassed"] | components["schemas"]["PlusUltraCommonActionTaken"] | components["schemas"]["PlusUltraTileExplored"] | components["schemas"]["PlusUltraEstateTaken"] | components["schemas"]["PlusUltraEstateDiscarded"] | components["schemas"]["PlusUltraNativesResolved"] | components["schemas"]["PlusUltraColonyResolved"] | components["schemas"]["PlusUltraLevyResolved"] | components["schemas"]["PlusUltraRaidResolved"] | components["schemas"]["PlusUltraRoundEnded"] | components["schemas"]["PlusUltraWarResolved"] | components["schemas"]["PlusUltraNativesAttacked"] | components["schemas"]["PlusUltraGoodShipped"] | components["schemas"]["PlusUltraCrownHoarded"] | components["schemas"]["PlusUltraTurnEnded"] | components["schemas"]["PlusUltraGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -4160,7 +4285,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["PuertoRicoGovernorChosen"] | components["schemas"]["PuertoRicoStackShuffled"] | components["schemas"]["PuertoRicoRowDrawn"] | components["schemas"]["PuertoRicoRowDiscarded"] | components["schemas"]["PuertoRicoTurnStarted"] | components["schemas"]["PuertoRicoBuildingDrafted"] | components["schemas"]["PuertoRicoDraftFinished"] | components["schemas"]["PuertoRicoRoundStarted"] | components["schemas"]["PuertoRicoRoleChosen"] | components["schemas"]["PuertoRicoHaciendaDrawn"] | components["schemas"]["PuertoRicoHaciendaPlaced"] | components["schemas"]["PuertoRicoSettled"] | components["schemas"]["PuertoRicoPassed"] | components["schemas"]["PuertoRicoColonistsDistributed"] | components["schemas"]["PuertoRicoColonistsPlaced"] | components["schemas"]["PuertoRicoColonistShipRefilled"] | components["schemas"]["PuertoRicoBuilt"] | components["schemas"]["PuertoRicoProduced"] | components["schemas"]["PuertoRicoCraftsmanBonusTaken"] | components["schemas"]["PuertoRicoSold"] | components["schemas"]["PuertoRicoTradingHouseEmptied"] | components["schemas"]["PuertoRicoLighthousePaid"] | components["schemas"]["PuertoRicoUnionHallScored"] | components["schemas"]["PuertoRicoLoaded"] | components["schemas"]["PuertoRicoWharfShipped"] | components["schemas"]["PuertoRicoSmallWharfShipped"] | components["schemas"]["PuertoRicoGoodsStored"] | components["schemas"]["PuertoRicoShipsUnloaded"] | components["schemas"]["PuertoRicoPhaseEnded"] | components["schemas"]["PuertoRicoGuestWindowOpened"] | components["schemas"]["PuertoRicoGuestMoved"] | components["schemas"]["PuertoRicoGuestsFinished"] | components["schemas"]["PuertoRicoProspected"] | components["schemas"]["PuertoRicoRoundEnded"] | components["schemas"]["PuertoRicoGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["PuertoRicoGovernorChosen"] | components["schemas"]["PuertoRicoStackShuffled"] | components["schemas"]["PuertoRicoRowDrawn"] | components["schemas"]["PuertoRicoRowDiscarded"] | components["schemas"]["PuertoRicoTurnStarted"] | components["schemas"]["PuertoRicoBuildingDrafted"] | components["schemas"]["PuertoRicoDraftFinished"] | components["schemas"]["PuertoRicoRoundStarted"] | components["schemas"]["PuertoRicoRoleChosen"] | components["schemas"]["PuertoRicoHaciendaDrawn"] | components["schemas"]["PuertoRicoHaciendaPlaced"] | components["schemas"]["PuertoRicoSettled"] | components["schemas"]["PuertoRicoPassed"] | components["schemas"]["PuertoRicoColonistsDistributed"] | components["schemas"]["PuertoRicoColonistsPlaced"] | components["schemas"]["PuertoRicoColonistShipRefilled"] | components["schemas"]["PuertoRicoBuilt"] | components["schemas"]["PuertoRicoProduced"] | components["schemas"]["PuertoRicoCraftsmanBonusTaken"] | components["schemas"]["PuertoRicoSold"] | components["schemas"]["PuertoRicoTradingHouseEmptied"] | components["schemas"]["PuertoRicoLighthousePaid"] | components["schemas"]["PuertoRicoUnionHallScored"] | components["schemas"]["PuertoRicoLoaded"] | components["schemas"]["PuertoRicoWharfShipped"] | components["schemas"]["PuertoRicoSmallWharfShipped"] | components["schemas"]["PuertoRicoGoodsStored"] | components["schemas"]["PuertoRicoShipsUnloaded"] | components["schemas"]["PuertoRicoPhaseEnded"] | components["schemas"]["PuertoRicoGuestWindowOpened"] | components["schemas"]["PuertoRicoGuestMoved"] | components["schemas"]["PuertoRicoGuestsFinished"] | components["schemas"]["PuertoRicoProspected"] | components["schemas"]["PuertoRicoRoundEnded"] | components["schemas"]["PuertoRicoGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -5115,8 +5240,49 @@ export interface components {
             mu: number;
             /** @description mu - 3 sigma: what the leaderboard ranks by */
             ordinal: number;
+            /** @description Sigma is still above 5: too few rated games to trust the rating (about the first ten; docs/ratings.md). The leaderboard leaves such ratings out unless asked. */
+            provisional: boolean;
             /** @description The uncertainty of `mu`: 25/3 (8.33) before the first rated game; it shrinks with games. */
             sigma: number;
+        };
+        /**
+         * RatingChange
+         * @description A rating at one game type right after one of its rated games.
+         */
+        RatingChange: {
+            /** @description `ordinal` after the game less `ordinal` before it (0 before the first) */
+            change: number;
+            /**
+             * Format: date-time
+             * @description when the game ended: the `at` of its `game_finished` (RFC 3339, UTC)
+             */
+            ended_at: string;
+            /** @description the rated game: GET /v1/games/{game_id} */
+            game_id: string;
+            /** @description the rated games of this type played by then, this one included */
+            games: number;
+            /** @description the estimated skill after the game */
+            mu: number;
+            /** @description mu - 3 sigma after the game: what the leaderboard ranks by */
+            ordinal: number;
+            /** @description sigma still above 5 after the game: too few games to trust it */
+            provisional: boolean;
+            /** @description the uncertainty of `mu` after the game */
+            sigma: number;
+        };
+        /**
+         * RatingHistory
+         * @description A player's (or bot's) rating history at one game type, a page at a time.
+         */
+        RatingHistory: {
+            /** @description the game type: a `name` of GET /v1/game-types */
+            game: string;
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            /** @description the player's id, or `bot:<spec>`, a bot's spec spelt canonically */
+            participant: string;
+            /** @description After each rated game, the latest first (in the transparency log's order), at most `limit`. */
+            ratings: components["schemas"]["RatingChange"][];
         };
         /**
          * RecentGame
@@ -5647,7 +5813,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["SantaMariaStartPlayerChosen"] | components["schemas"]["SantaMariaStartingShipsPlaced"] | components["schemas"]["SantaMariaMonkTilesDrawn"] | components["schemas"]["SantaMariaShipStackShuffled"] | components["schemas"]["SantaMariaExpansionStacksShuffled"] | components["schemas"]["SantaMariaDisplayDealt"] | components["schemas"]["SantaMariaWhiteDiceRolled"] | components["schemas"]["SantaMariaColoniesDealt"] | components["schemas"]["SantaMariaDraftStarted"] | components["schemas"]["SantaMariaColonyChosen"] | components["schemas"]["SantaMariaStartingGoodsGiven"] | components["schemas"]["SantaMariaBlueDiceRolled"] | components["schemas"]["SantaMariaYearStarted"] | components["schemas"]["SantaMariaResourcesSold"] | components["schemas"]["SantaMariaResourcesBought"] | components["schemas"]["SantaMariaAlchemyUsed"] | components["schemas"]["SantaMariaTilePlaced"] | components["schemas"]["SantaMariaBuildingActivated"] | components["schemas"]["SantaMariaDieActivated"] | components["schemas"]["SantaMariaRetired"] | components["schemas"]["SantaMariaShippingIncomeQueued"] | components["schemas"]["SantaMariaEffectStarted"] | components["schemas"]["SantaMariaResourceGained"] | components["schemas"]["SantaMariaCoinsGained"] | components["schemas"]["SantaMariaPointsScored"] | components["schemas"]["SantaMariaDecisionOpened"] | components["schemas"]["SantaMariaDeclined"] | components["schemas"]["SantaMariaTraded"] | components["schemas"]["SantaMariaShipped"] | components["schemas"]["SantaMariaDockRefilled"] | components["schemas"]["SantaMariaReligionAdvanced"] | components["schemas"]["SantaMariaConquistadorAdvanced"] | components["schemas"]["SantaMariaBlueDieUnlocked"] | components["schemas"]["SantaMariaMonkRecruited"] | components["schemas"]["SantaMariaRoadPlaced"] | components["schemas"]["SantaMariaTurnEnded"] | components["schemas"]["SantaMariaConquistadorScored"] | components["schemas"]["SantaMariaYearCleanedUp"] | components["schemas"]["SantaMariaGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["SantaMariaStartPlayerChosen"] | components["schemas"]["SantaMariaStartingShipsPlaced"] | components["schemas"]["SantaMariaMonkTilesDrawn"] | components["schemas"]["SantaMariaShipStackShuffled"] | components["schemas"]["SantaMariaExpansionStacksShuffled"] | components["schemas"]["SantaMariaDisplayDealt"] | components["schemas"]["SantaMariaWhiteDiceRolled"] | components["schemas"]["SantaMariaColoniesDealt"] | components["schemas"]["SantaMariaDraftStarted"] | components["schemas"]["SantaMariaColonyChosen"] | components["schemas"]["SantaMariaStartingGoodsGiven"] | components["schemas"]["SantaMariaBlueDiceRolled"] | components["schemas"]["SantaMariaYearStarted"] | components["schemas"]["SantaMariaResourcesSold"] | components["schemas"]["SantaMariaResourcesBought"] | components["schemas"]["SantaMariaAlchemyUsed"] | components["schemas"]["SantaMariaTilePlaced"] | components["schemas"]["SantaMariaBuildingActivated"] | components["schemas"]["SantaMariaDieActivated"] | components["schemas"]["SantaMariaRetired"] | components["schemas"]["SantaMariaShippingIncomeQueued"] | components["schemas"]["SantaMariaEffectStarted"] | components["schemas"]["SantaMariaResourceGained"] | components["schemas"]["SantaMariaCoinsGained"] | components["schemas"]["SantaMariaPointsScored"] | components["schemas"]["SantaMariaDecisionOpened"] | components["schemas"]["SantaMariaDeclined"] | components["schemas"]["SantaMariaTraded"] | components["schemas"]["SantaMariaShipped"] | components["schemas"]["SantaMariaDockRefilled"] | components["schemas"]["SantaMariaReligionAdvanced"] | components["schemas"]["SantaMariaConquistadorAdvanced"] | components["schemas"]["SantaMariaBlueDieUnlocked"] | components["schemas"]["SantaMariaMonkRecruited"] | components["schemas"]["SantaMariaRoadPlaced"] | components["schemas"]["SantaMariaTurnEnded"] | components["schemas"]["SantaMariaConquistadorScored"] | components["schemas"]["SantaMariaYearCleanedUp"] | components["schemas"]["SantaMariaGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -6671,7 +6837,12 @@ export interface components {
          * @description A tournament: its settings, entrants, rounds with their tables, and standings.
          */
         TournamentOut: {
-            /** @description game, format, table_size, rounds, options, clock, points, ... */
+            /**
+             * @description Why it was cancelled: `too_few_players` (fewer entrants than a table at `starts_at`); null unless its status is `cancelled`.
+             * @enum {null|string}
+             */
+            cancelled_reason?: "too_few_players" | null;
+            /** @description game, format, table_size, rounds, options, clock, points, advance, starts_at, entry, ruleset (the edition of the standings' rules), ... */
             config: {
                 [key: string]: unknown;
             };
@@ -6689,11 +6860,11 @@ export interface components {
             };
             /** @description the most uneven entrant's most minus least held seat */
             seat_spread: number;
-            /** @description One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn. */
+            /** @description One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first (docs/tournaments.md). */
             standings: {
                 [key: string]: unknown;
             }[];
-            /** @description open | running | finished */
+            /** @description open | running | finished | cancelled */
             status: string;
         };
         /**
@@ -6732,7 +6903,9 @@ export interface components {
             standings: {
                 [key: string]: unknown;
             }[];
-            /** @description open | running | finished */
+            /** @description When it starts by itself (RFC 3339, UTC), or is cancelled with too few entrants; null: its organiser starts it. */
+            starts_at?: string | null;
+            /** @description open | running | finished | cancelled */
             status: string;
             /** @description seats per table */
             table_size: number;
@@ -8388,6 +8561,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string | null;
+                provisional?: boolean;
             };
             header?: never;
             path: {
@@ -8672,6 +8846,88 @@ export interface operations {
             };
         };
     };
+    getRatingHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+            };
+            header?: never;
+            path: {
+                player_id: string;
+                game: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `<...>; rel="next"`: the next page, if any */
+                    Link?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingHistory"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
     createStreamToken: {
         parameters: {
             query?: never;
@@ -8731,7 +8987,7 @@ export interface operations {
     listTournaments: {
         parameters: {
             query?: {
-                status?: "open" | "running" | "finished" | null;
+                status?: "open" | "running" | "finished" | "cancelled" | null;
                 limit?: number;
                 cursor?: string | null;
             };
@@ -9554,6 +9810,77 @@ export interface operations {
             };
             /** @description Unprocessable Content */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    listLogLeaves: {
+        parameters: {
+            query?: {
+                start?: number;
+                limit?: number;
+                tree_size?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `<...>; rel="next"`: the next page, if any */
+                    Link?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogLeaves"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
