@@ -43,7 +43,16 @@ if TYPE_CHECKING:
 
 # The fields that hold a timestamp, in every body of the API.
 TIMESTAMPS = frozenset(
-    {"at", "created_at", "last_activity", "deadline", "expires_at", "starts_at", "ended_at"}
+    {
+        "at",
+        "created_at",
+        "last_activity",
+        "deadline",
+        "expires_at",
+        "starts_at",
+        "ended_at",
+        "ends_at",
+    }
 )
 _EXAMPLE = re.compile(r"\n\s*Example:\s*(?P<method>[A-Z]+)\s+(?P<path>\S+)(?P<body>.*)\Z", re.S)
 _SENTENCE = re.compile(r"^(.+?\.)(?:\s|$)", re.S)

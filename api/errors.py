@@ -67,6 +67,7 @@ TITLES = {
     "forbidden": "Forbidden",
     "game_aborted": "Game aborted",
     "entry_condition": "Entry condition not met",
+    "invalid_duration": "Invalid arena duration",
     "invalid_entry_conditions": "Invalid entry conditions",
     "invalid_starts_at": "Invalid start time",
     "tournament_cancelled": "Tournament cancelled",

@@ -100,13 +100,18 @@ class TournamentOut(msgspec.Struct, kw_only=True):
     # One line per entrant, best first: place (shared on a full tie), entrant, name, points,
     # opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason.
     # A knockout's order is how far each went: the final's ranks first, then the round each
-    # was knocked out in, later first (docs/tournaments.md).
+    # was knocked out in, later first. An arena's lines have `wins` and `streak` (its next
+    # game counts double) instead of opponents_points (docs/tournaments.md).
     standings: list[dict[str, Any]]
     seat_counts: dict[str, list[int]]  # entrant -> games in each seat position (0: first)
     seat_spread: int  # the most uneven entrant's most minus least held seat
     # Why it was cancelled: `too_few_players` (fewer entrants than a table at `starts_at`);
     # null unless its status is `cancelled`.
     cancelled_reason: CancelledReason | None = None
+    # An arena's end (RFC 3339, UTC), set when it starts; null for the other formats.
+    ends_at: str | None = None
+    # An arena's games still running at its end: they do not count; empty otherwise.
+    uncounted: list[str] = []
 
 
 class TournamentPage(msgspec.Struct):
@@ -147,6 +152,8 @@ def _out(t: Folded) -> TournamentOut:
         seat_counts=pairing.seat_counts(state),
         seat_spread=pairing.seat_spread(state),
         cancelled_reason=state.cancelled_reason,
+        ends_at=state.ends_at,
+        uncounted=sorted(state.uncounted),
     )
 
 

@@ -35,7 +35,7 @@ from domain.bots import BotSpecError, resolve_bot
 from domain.contract import RuleError
 from domain.options import parse_options
 from domain.registry import get as get_game
-from domain.tournaments import pairing
+from domain.tournaments import arena, pairing
 from domain.tournaments.standings import RULESET, default_points, standings
 from domain.tournaments.state import FORMATS, Tournament, evolve
 from service import clocks
@@ -56,6 +56,8 @@ MAX_ROUNDS = 50
 MAX_ENTRANTS = 1024
 MAX_PASSES = 200  # director passes per call: far more than any tournament's rounds
 MAX_AHEAD = timedelta(days=366)  # how far ahead a start may be scheduled
+MIN_ARENA_S, MAX_ARENA_S = 60, 7 * 86400  # an arena's duration
+QUIET_S = 120  # an arena's quiet end by default (at most a quarter of its duration)
 
 
 # What registration reads of a player's rating: (mu, sigma, rated games) of a game type, or
@@ -109,6 +111,11 @@ class NewTournament(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     starts_at: Annotated[str, Meta(max_length=40)] | None = None
     # Who may register: a least number of rated games, a rating range. Null: anyone.
     entry: EntryConditions | None = None
+    # arena: how long it runs, in seconds from its start (60 to a week).
+    duration_s: Annotated[int, Meta(ge=MIN_ARENA_S, le=MAX_ARENA_S)] | None = None
+    # arena: no table forms in its last `quiet_s` seconds, so that games end in time;
+    # default a quarter of the duration, at most 120 s.
+    quiet_s: Annotated[int, Meta(ge=0, le=MAX_ARENA_S)] | None = None
 
 
 class Keyed(NamedTuple):
@@ -240,7 +247,7 @@ class TournamentService:
                 raise Unprocessable(
                     "too_few_players", f"{len(state.active)} registered; {least} are needed"
                 )
-            return [{"type": "started"}]
+            return [self._started(state)]
 
         done = self._write(tournament_id, decide, first_round=True, key=key, again=again)
         return Keyed(self.advance(tournament_id), done.replayed)
@@ -283,6 +290,8 @@ class TournamentService:
             withdrawn = {"type": "withdrawn", "entrant": entrant, "reason": "forfeited_twice"}
             state = evolve(state, str(state.id), withdrawn)
             events.append(withdrawn)
+        if state.config["format"] == "arena":
+            return [*events, *self._arena(state)]
         if state.rounds and not state.rounds[-1].complete:
             return events
         low, high = _game_range(state)
@@ -308,9 +317,41 @@ class TournamentService:
             entrants = len(state.active)
             return [{"type": "cancelled", "reason": "too_few_players", "entrants": entrants,
                      "needed": least}]  # fmt: skip
-        started = {"type": "started", "scheduled": True}
+        started = self._started(state) | {"scheduled": True}
         state = evolve(state, str(state.id), started)
         return [started, *self._next_events(state)]
+
+    def _started(self, state: Tournament) -> dict[str, Any]:
+        """The start; an arena's says when it ends (by the service's clock: its duration
+        from now)."""
+        duration = state.config.get("duration_s")
+        if state.config["format"] != "arena" or duration is None:
+            return {"type": "started"}
+        ends = clocks.micros(self.games.now()) + int(duration) * 1_000_000
+        return {"type": "started", "ends_at": clocks.stamp(ends)}
+
+    def _arena(self, state: Tournament) -> list[dict[str, Any]]:
+        """A running arena's next events: at its end, the finish (games still running do
+        not count); before its quiet end, the tables the pool forms now
+        (domain/tournaments/arena.py), the first ones as its one round."""
+        assert state.ends_at is not None
+        now, ends = clocks.micros(self.games.now()), clocks.micros(state.ends_at)
+        if now >= ends:
+            running = [t.game for t in arena.tables(state) if t.ranks is None]
+            return [{"type": "finished", "standings": standings(state), "uncounted": running}]
+        if now >= ends - int(state.config["quiet_s"]) * 1_000_000:
+            return []
+        formed = pairing.seated(state, arena.pair(state))
+        if not formed:
+            return []
+        first = len(arena.tables(state))
+        listed = [
+            {"table": first + i, "seats": seats, "game": str(uuid.uuid4())}
+            for i, seats in enumerate(formed)
+        ]
+        if not state.rounds:
+            return [{"type": "round_started", "round": 1, "tables": listed, "byes": []}]
+        return [{"type": "tables_added", "round": 1, "tables": listed}]
 
     def _check_schedule(self, config: dict[str, Any]) -> None:
         """A new tournament's `starts_at` is ahead, by the service's clock (422 otherwise)."""
@@ -480,6 +521,21 @@ def _recorded(
     return out
 
 
+def _arena_times(new: NewTournament) -> dict[str, int]:
+    """An arena's `duration_s` and `quiet_s` (422 `invalid_duration` without a duration, or
+    with a quiet end as long as it); nothing for the other formats, which refuse them."""
+    if new.format != "arena":
+        if new.duration_s is not None or new.quiet_s is not None:
+            raise Unprocessable("invalid_duration", "duration_s and quiet_s are an arena's")
+        return {}
+    if new.duration_s is None:
+        raise Unprocessable("invalid_duration", "an arena needs duration_s (seconds)")
+    quiet = new.quiet_s if new.quiet_s is not None else min(QUIET_S, new.duration_s // 4)
+    if quiet >= new.duration_s:
+        raise Unprocessable("invalid_duration", "quiet_s must be shorter than duration_s")
+    return {"duration_s": new.duration_s, "quiet_s": quiet}
+
+
 def _game_range(state: Tournament) -> tuple[int, int]:
     game = get_game(state.config["game"])
     assert game is not None
@@ -562,7 +618,7 @@ def _config(new: NewTournament) -> dict[str, Any]:
             "invalid_table_size",
             f"{new.game} tables seat {game.min_players}-{game.max_players} players",
         )
-    if new.format != "knockout" and not 1 <= new.rounds <= MAX_ROUNDS:
+    if new.format not in ("knockout", "arena") and not 1 <= new.rounds <= MAX_ROUNDS:
         raise Unprocessable("invalid_rounds", f"rounds must be in 1..{MAX_ROUNDS}")
     points = new.points or default_points(new.table_size)
     if len(points) != new.table_size or sorted(points, reverse=True) != list(points):
@@ -581,6 +637,7 @@ def _config(new: NewTournament) -> dict[str, Any]:
         detail += f"{game.min_players}-{new.table_size})"
         raise Unprocessable(error.code, detail) from None
     clock, policy = clocks.parse(new.clock or DEFAULT_CLOCK, new.on_timeout or DEFAULT_POLICY)
+    arena_times = _arena_times(new)
     return {
         "name": new.name or f"{game.title} {new.format}",
         "game": new.game,
@@ -595,5 +652,6 @@ def _config(new: NewTournament) -> dict[str, Any]:
         "starts_at": None if new.starts_at is None else _starts_at(new.starts_at),
         "entry": _entry(new.entry),
         "ruleset": RULESET,  # its standings' rules (domain/tournaments/standings.py)
+        **arena_times,
         "seed": secrets.token_hex(16),  # pairings are public: the seed is too
     }

@@ -92,6 +92,13 @@ def next_round(state: Tournament, low: int, high: int) -> tuple[list[list[str]],
     return [_balanced(t, seats) for t in tables], byes
 
 
+def seated(state: Tournament, tables: list[list[str]]) -> list[list[str]]:
+    """`tables` (an arena's, formed as its pool allows) each in the seat order that keeps
+    its entrants' seat positions most even, as a round's tables are."""
+    seats = seat_counts(state), widest_tables(state)
+    return [_balanced(t, seats) for t in tables]
+
+
 def _advancing(state: Tournament, low: int = 2) -> list[str]:
     """Knockout: who goes on from the last round: its byes, and each table's best (at most
     `advance`, and never the whole table, so every round ends someone's run), never a seat

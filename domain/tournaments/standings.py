@@ -7,6 +7,8 @@ first and last are worth the same at every table. Tied seats (the rules' competi
 ranks: 1, 1, 3) each take the points of the rank they share. A bye is worth the mean of
 the full table's points.
 
+Arena: points with a streak bonus, then wins (domain/tournaments/arena.py).
+
 Swiss and round-robin order: points, then opponents' points (the sum of the points of
 everyone met), then total game score, then registration order.
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.tournaments import arena
 from domain.tournaments.state import Tournament
 
 RULESET = 2  # the edition of the standings rules that new tournaments record
@@ -62,6 +65,8 @@ def bye_points(scale: list[float]) -> float:
 
 def standings(state: Tournament) -> list[dict[str, Any]]:
     """Every entrant's line, best first, with its place (shared on a full tie)."""
+    if state.config["format"] == "arena":
+        return arena.standings(state, points_for)
     lines = _lines(state)
     order = {e: i for i, e in enumerate(state.entrants)}
     ruleset = int(state.config.get("ruleset", 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-FORMATS = ("swiss", "round-robin", "knockout")
+FORMATS = ("swiss", "round-robin", "knockout", "arena")
 Status = Literal["open", "running", "finished", "cancelled"]
 # Why an entrant was withdrawn: they asked, the organiser did, or the director did after two
 # forfeits in a row (see `pairing.forfeited_twice`).
@@ -22,6 +22,7 @@ class Table:
     ranks: list[int] | None = None  # once its game finished
     scores: list[int] | None = None
     forfeited: list[int] = field(default_factory=list)  # seats that forfeited
+    finished: int | None = None  # the order its result was recorded in, from 0 (an arena's)
 
 
 @dataclass
@@ -48,6 +49,9 @@ class Tournament:
     rounds: list[Round] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None  # the final ones, once finished
     cancelled_reason: CancelledReason | None = None  # why it was (its status `cancelled`)
+    ends_at: str | None = None  # an arena's end (its `started` event says it)
+    finishes: int = 0  # tables whose results are recorded
+    uncounted: set[str] = field(default_factory=set)  # an arena's games running at its end
 
     @property
     def active(self) -> list[str]:
@@ -92,6 +96,10 @@ def evolve(state: Tournament | None, tournament_id: str, e: dict[str, Any]) -> T
             state.withdrawn_reasons.pop(e["entrant"], None)
     elif kind == "started":
         state.status = "running"
+        state.ends_at = e.get("ends_at")
+    elif kind == "tables_added":  # an arena's tables, formed while its round runs
+        added = [Table(t["table"], list(t["seats"]), t["game"]) for t in e["tables"]]
+        state.rounds[e["round"] - 1].tables.extend(added)
     elif kind == "round_started":
         tables = [Table(t["table"], list(t["seats"]), t["game"]) for t in e["tables"]]
         state.rounds.append(Round(e["round"], tables, list(e["byes"])))
@@ -99,9 +107,12 @@ def evolve(state: Tournament | None, tournament_id: str, e: dict[str, Any]) -> T
         table = state.rounds[e["round"] - 1].tables[e["table"]]
         table.ranks, table.scores = list(e["ranks"]), list(e["scores"])
         table.forfeited = list(e.get("forfeited", []))
+        table.finished = state.finishes
+        state.finishes += 1
     elif kind == "finished":
         state.status = "finished"
         state.standings = e["standings"]
+        state.uncounted = set(e.get("uncounted", ()))
     elif kind == "cancelled":
         state.status = "cancelled"
         state.cancelled_reason = e["reason"]

@@ -156,3 +156,30 @@ def test_a_scheduled_conditional_tournament_through_http(api: Api) -> None:
     mine = next(x for x in listed["tournaments"] if x["id"] == t["id"])
     assert mine["starts_at"] == t["config"]["starts_at"]
     assert t["id"] in tabletop.reads.running_tournaments()  # the director looks at it
+
+
+def test_an_arena_through_http_starts_with_its_end_and_forms_tables(api: Api) -> None:
+    org = api.player("org")
+    bad = {"game": "caylus", "format": "arena", "table_size": 2}
+    refused = api.client.post("/v1/tournaments", json=bad, headers=api.auth(org))
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_duration"
+    typo = {**bad, "duration_s": 600, "quiet_seconds": 30}
+    refused = api.client.post("/v1/tournaments", json=typo, headers=api.auth(org))
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_request.unknown_field"
+    body = {**bad, "duration_s": 600, "quiet_s": 30}
+    t = _ok(api.client.post("/v1/tournaments", json=body, headers=api.auth(org)), 201)
+    assert (t["config"]["duration_s"], t["config"]["quiet_s"], t["ends_at"]) == (600, 30, None)
+    path = f"/v1/tournaments/{t['id']}"
+    for _ in range(5):
+        _ok(api.client.post(f"{path}/register", json={"bot": "random"}, headers=api.auth(org)))
+    started = _ok(api.client.post(f"{path}/start", headers=api.auth(org)))
+    ends = datetime.fromisoformat(started["ends_at"])
+    assert timedelta(seconds=599) < ends - datetime.now(UTC) <= timedelta(seconds=600)
+    assert [len(x["seats"]) for x in started["rounds"][0]["tables"]] == [2, 2]  # one waits
+
+    def more_tables() -> bool:  # games end, and their entrants are paired again at once
+        return len(_ok(api.client.get(path))["rounds"][0]["tables"]) > 2
+
+    wait_until(more_tables, 60, "tables formed again from the pool")
+    line = _ok(api.client.get(path))["standings"][0]
+    assert {"wins", "streak", "points", "games"} <= set(line)
