@@ -1,6 +1,6 @@
-"""Ratings over HTTP (docs/ratings.md): the leaderboard of each game type, a player's (or
-bot's) rating history at one, and the transparency log's leaves, which with the games'
-exports let anyone recompute every rating (`tabletop ratings recompute`)."""
+"""Ratings over HTTP (docs/ratings.md): the leaderboard of each game type, and a player's (or
+bot's) rating history at one. (The transparency log's leaves, which with the games' exports
+let anyone recompute every rating, are api/trust.py's.)"""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from api.paging import LINK, decode_cursor, encode_cursor, next_link
 from domain.registry import GAMES
 from projections.ratings import BOT, canonical, provisional
 from service.errors import NotFound, Unprocessable
-from service.transparency import LEAVES_STREAM, LeafAppended, log_of
 
 _BOARD = b"board:"
 _HISTORY = b"history:"
@@ -73,25 +72,6 @@ class RatingHistory(msgspec.Struct, kw_only=True):
     # `limit`.
     ratings: list[RatingChange]
     next_cursor: str | None  # pass as `cursor` for the next page; null on the last page
-
-
-class LogLeaf(msgspec.Struct, kw_only=True):
-    """A leaf of the transparency log, with its place in it."""
-
-    leaf_index: int  # the leaf's place in the log, from 0
-    kind: str  # game | tournament
-    id: str  # the game's or the tournament's id
-    # The `hash` (hex) of its ending event in its export (game_finished, game_aborted or
-    # tournament_finished).
-    final_hash: str
-
-
-class LogLeaves(msgspec.Struct, kw_only=True):
-    """Leaves of the transparency log, in its order."""
-
-    tree_size: int  # the size of the signed head read: the latest, or `tree_size` as asked
-    leaves: list[LogLeaf]  # from leaf `start` on, at most `limit`, all below `tree_size`
-    next_start: int | None  # pass as `start` for the next page; null on the last page
 
 
 @get(
@@ -190,41 +170,4 @@ def _known(tabletop: Tabletop, who: str) -> bool:
     return tabletop.players.get(who) is not None
 
 
-@get(
-    "/v1/transparency/leaves",
-    operation_id="listLogLeaves",
-    tags=["trust"],
-    sync_to_thread=True,
-    response_headers=[LINK],
-    responses=documented(400, 404),
-)
-def log_leaves(
-    request: Request[Any, Any, Any],
-    tabletop: Shared,
-    start: Annotated[int, QueryParameter(ge=0, le=2**62)] = 0,
-    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 1000,
-    tree_size: Annotated[int | None, QueryParameter(ge=0, le=2**62)] = None,
-) -> Response[LogLeaves]:
-    """The transparency log's leaves from leaf `start` on, in its order, below the latest
-    signed head (or the head over `tree_size` leaves: 404 `head_not_found` if none was).
-    With the head and the keys, they make the file `tabletop ratings recompute --log` reads
-    (docs/ratings.md); the next page is `next_start`, and `Link: <...>; rel="next"`.
-
-    Example: GET /v1/transparency/leaves?start=0&limit=1000"""
-    size = log_of(tabletop.store).head(tree_size).tree_size  # (the log caught up first)
-    end = min(start + limit, size)
-    found = []
-    if start < end:  # leaf i is version i + 1 of the leaves' stream
-        events = tabletop.store.events.get(LEAVES_STREAM, gt=start, lte=end)
-        found = [e for e in events if isinstance(e, LeafAppended)]
-    leaves = [
-        LogLeaf(leaf_index=e.originator_version - 1, kind=e.kind, id=e.subject,
-                final_hash=e.final_hash)
-        for e in found
-    ]  # fmt: skip
-    next_start = end if end < size else None
-    body = LogLeaves(tree_size=size, leaves=leaves, next_start=next_start)
-    return Response(body, headers=next_link(request, start=next_start))
-
-
-ROUTES = [leaderboard, rating_history, log_leaves]
+ROUTES = [leaderboard, rating_history]

@@ -3,15 +3,16 @@ transparency log's signed tree heads, inclusion proofs and consistency proofs.""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from litestar import get
+from litestar import Request, Response, get
 from litestar.params import FromPath, QueryParameter
 
 from api.bootstrap import Shared
 from api.errors import documented
+from api.paging import LINK, next_link
 from service.signing import public_out
 from service.transparency import head_out, log_of
 
@@ -68,6 +69,25 @@ class InclusionOut(msgspec.Struct, kw_only=True):
     leaf: LeafOut  # what the leaf holds
     head: HeadOut  # the head the proof leads to: the latest, or the one over `tree_size`
     inclusion: list[str]  # RFC 9162 audit path, from the leaf up, hex
+
+
+class LogLeaf(msgspec.Struct, kw_only=True):
+    """A leaf of the transparency log, with its place in it."""
+
+    leaf_index: int  # the leaf's place in the log, from 0
+    kind: str  # game | tournament
+    id: str  # the game's or the tournament's id
+    # The `hash` (hex) of its ending event in its export (game_finished, game_aborted or
+    # tournament_finished).
+    final_hash: str
+
+
+class LogLeaves(msgspec.Struct, kw_only=True):
+    """Leaves of the transparency log, in its order."""
+
+    tree_size: int  # the size of the signed head read: the latest, or `tree_size` as asked
+    leaves: list[LogLeaf]  # from leaf `start` on, at most `limit`, all below `tree_size`
+    next_start: int | None  # pass as `start` for the next page; null on the last page
 
 
 class ConsistencyOut(msgspec.Struct, kw_only=True):
@@ -165,4 +185,36 @@ def consistency(tabletop: Shared, first: Size, second: Size) -> ConsistencyOut:
     return ConsistencyOut(first=first, second=second, proof=proof)
 
 
-ROUTES = [list_keys, tree_head, tree_heads, inclusion, consistency]
+@get(
+    "/v1/transparency/leaves",
+    operation_id="listLogLeaves",
+    tags=["trust"],
+    sync_to_thread=True,
+    response_headers=[LINK],
+    responses=documented(400, 404),
+)
+def log_leaves(
+    request: Request[Any, Any, Any],
+    tabletop: Shared,
+    start: Annotated[int, QueryParameter(ge=0, le=2**62)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 1000,
+    tree_size: SomeSize = None,
+) -> Response[LogLeaves]:
+    """The transparency log's leaves from leaf `start` on, in its order, below the latest
+    signed head (or the head over `tree_size` leaves: 404 `head_not_found` if none was).
+    With the head and the keys, they make the file `tabletop ratings recompute --log` reads
+    (docs/ratings.md); the next page is `next_start`, and `Link: <...>; rel="next"`.
+
+    Example: GET /v1/transparency/leaves?start=0&limit=1000"""
+    head, found = log_of(tabletop.store).leaves(start, limit, tree_size)
+    leaves = [
+        LogLeaf(leaf_index=start + i, kind=e.kind, id=e.subject, final_hash=e.final_hash)
+        for i, e in enumerate(found)
+    ]
+    end = start + len(leaves)
+    next_start = end if end < head.tree_size else None
+    body = LogLeaves(tree_size=head.tree_size, leaves=leaves, next_start=next_start)
+    return Response(body, headers=next_link(request, start=next_start))
+
+
+ROUTES = [list_keys, tree_head, tree_heads, inclusion, consistency, log_leaves]

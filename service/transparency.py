@@ -245,6 +245,17 @@ class TransparencyLog:
             raise NotFound("head_not_found", f"no head was signed over {tree_size} leaves")
         return head
 
+    def leaves(
+        self, start: int, limit: int, tree_size: int | None = None
+    ) -> tuple[HeadSigned, list[LeafAppended]]:
+        """The head (the latest, or the one over `tree_size` leaves) and its leaves from
+        leaf `start` on, `limit` at most, in the log's order: the order ratings are applied
+        in (projections/ratings.py)."""
+        with self._lock:
+            self._sync()
+            head = self._head(tree_size)
+            return head, self._leaves[start : min(start + limit, head.tree_size)]
+
     def heads(self, after: int, limit: int) -> list[HeadSigned]:
         """Signed heads over more than `after` leaves, oldest first."""
         with self._lock:
