@@ -22,12 +22,15 @@ from litestar.types import ControllerRouterHandler
 
 from api.bodies import JsonRequest
 from api.bootstrap import Tabletop
+from api.challenges import ROUTES as challenge_routes
 from api.conventions import StrictStructSchemas, describe_operations
 from api.errors import HANDLERS
 from api.game_history import audit, export, list_events, replay
 from api.game_routes import (
     abort_game,
+    accept_undo,
     create_game,
+    decline_undo,
     get_game,
     join_game,
     leave_game,
@@ -36,6 +39,7 @@ from api.game_routes import (
     rematch_game,
     resign_game,
     submit_move,
+    undo_game,
 )
 from api.game_types import get_game_type
 from api.guard import GuardMiddleware
@@ -92,8 +96,12 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
             abort_game,
             leave_game,
             rematch_game,
+            undo_game,
+            accept_undo,
+            decline_undo,
             player_stream,
             *tournament_routes,
+            *challenge_routes,
             *rating_routes,
             *trust_routes,
             get_game,

@@ -89,7 +89,7 @@ async def create_game(
     replayed = False
     player = await t.player(request)
     try:
-        fold = await t.games.create(player, *args, data.rated, data.client_seed, key)
+        fold = await t.games.create(player, *args, data.rated, data.client_seed, key, data.undo)
     except Conflict as exists:
         if exists.code != "game_exists" or key is None:
             raise
@@ -115,6 +115,7 @@ def _created_before(
         and (data.seat is None or fold.seat_of(player.id) == data.seat)
         and fold.clock_spec == (msgspec.to_builtins(data.clock) if data.clock else None)
         and (data.client_seed is None or _seed_of(fold, player) == data.client_seed)
+        and (data.undo is None or fold.undo == data.undo)
     )
     if not same:
         raise Unprocessable(
@@ -249,6 +250,32 @@ leave_game = _lifecycle_route(
     "Give up your seat in a game that has not started; the seat is free again. 409 "
     "`game_not_open` once it has started (resign instead)." + KEYED,
     Games.leave,
+)
+undo_game = _lifecycle_route(
+    "undo",
+    "requestUndo",
+    "Ask to take back your last decision (docs/undo.md): every other seated player must "
+    "accept (bots do at once; with no other player the game goes back now, `reverted`); "
+    "your clock pauses while the request stands; a decision by anyone, or a decline, ends "
+    'it. 409 `undo_not_allowed` (a rated or tournament game not created with `"undo": '
+    "true`), `undo_nothing_to_take_back`, `undo_across_randomness` (something random or "
+    "hidden came out since), `undo_pending` (a request stands)." + KEYED,
+    Games.undo,
+)
+accept_undo = _lifecycle_route(
+    "undo/accept",
+    "acceptUndo",
+    "Accept the standing takeback request; the last acceptance takes the game back to the "
+    "state before the requester's last decision (`reverted`). 409 `not_asked` when none "
+    "stands (or it is yours), `undo_answered` when you accepted it already." + KEYED,
+    Games.undo_accept,
+)
+decline_undo = _lifecycle_route(
+    "undo/decline",
+    "declineUndo",
+    "Decline the standing takeback request: it ends (the requester's own decline withdraws "
+    "it). 409 `not_asked` when none stands." + KEYED,
+    Games.undo_decline,
 )
 rematch_game = _lifecycle_route(
     "rematch",

@@ -29,6 +29,8 @@ class GameCreated(_Lifecycle, tag="game_created", frozen=True):
     on_timeout: str | None = None  # what a seat whose time runs out gets
     bot_clocks: bool = False  # a bot's own thinking runs its own clock, not a person's
     rated: bool = False  # its result moves its players' ratings
+    # Takebacks allowed (docs/undo.md); absent: in casual games yes, rated or tournament no.
+    undo: bool | None = None
     rematch_of: str | None = None  # the finished game this one is the rematch of
     reserved: list[str | None] | None = None  # a rematch: the player id each seat waits for
     tournament: str | None = None  # the tournament whose table this game is
@@ -111,6 +113,34 @@ class RematchAccepted(_Lifecycle, tag="rematch_accepted", frozen=True):
     game: str  # the rematch's game id
 
 
+class UndoRequested(_Lifecycle, tag="undo_requested", frozen=True):
+    """A seat asked to take back its last decision (docs/undo.md): its clock pauses, and
+    every other seat must accept (bots at once)."""
+
+    seat: int  # the seat that asked
+    to_version: int  # the version the game goes back to: right before that decision
+
+
+class UndoAccepted(_Lifecycle, tag="undo_accepted", frozen=True):
+    """A seat accepted the standing takeback request."""
+
+    seat: int  # the seat that accepted
+
+
+class UndoDeclined(_Lifecycle, tag="undo_declined", frozen=True):
+    """A seat declined the standing takeback request (its requester: withdrew it)."""
+
+    seat: int  # the seat that declined
+
+
+class Reverted(_Lifecycle, tag="reverted", frozen=True):
+    """Every seat accepted: the game goes on from its state at `to_version` (nothing is
+    deleted: the events between stay in the log, undone)."""
+
+    seat: int  # the seat whose decision was taken back
+    to_version: int  # the version whose state the game goes on from
+
+
 LifecycleEvent = Union[  # noqa: UP007 (msgspec wants a Union of the tagged Structs)
     GameCreated,
     SeatTaken,
@@ -123,4 +153,8 @@ LifecycleEvent = Union[  # noqa: UP007 (msgspec wants a Union of the tagged Stru
     GameAborted,
     RematchOffered,
     RematchAccepted,
+    UndoRequested,
+    UndoAccepted,
+    UndoDeclined,
+    Reverted,
 ]

@@ -24,6 +24,7 @@ from api.bootstrap import Shared, Tabletop
 from api.errors import documented
 from api.hub import ANY_GAME
 from api.live import EVENT_STREAM, HEARTBEAT, RETRY_MS, NotAcceptable
+from projections.competition import notices_with_competition
 from projections.notices import Notice
 
 NDJSON = "application/x-ndjson"
@@ -37,7 +38,10 @@ async def _notices(t: Tabletop, player_id: str, after: int) -> AsyncIterator[byt
     with t.live.watching(ANY_GAME) as woken:
         while True:
             woken.clear()
-            rows = await anyio.to_thread.run_sync(t.reads.notices_for, player_id, after)
+            # the games' notices and the challenges' and seeks' (projections/competition.py)
+            rows = await anyio.to_thread.run_sync(
+                notices_with_competition, t.reads, t.store, player_id, after
+            )
             for row in rows:
                 yield row
             if rows:

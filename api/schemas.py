@@ -102,6 +102,9 @@ class NewGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     on_timeout: Literal["bot:random", "bot:greedy", "forfeit"] | None = None
     rated: bool = False  # its result moves its players' ratings (GET /v1/leaderboards/{game})
     client_seed: ClientSeed | None = None  # your seat's seed (with `seat`); else the server's
+    # Takebacks with consent (docs/undo.md): absent, a casual game allows them and a rated
+    # one does not; `true` allows them in a rated game, `false` refuses them in a casual one.
+    undo: bool | None = None
 
 
 class JoinGame(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

@@ -42,6 +42,8 @@ from service.fold import (
 )
 from service.lines import spectator_lines
 from service.store import EventStoreApp, unpack
+from service.undo import REVERTED, UNDO_ACCEPTED, UNDO_DECLINED, UNDO_EVENTS, UNDO_REQUESTED
+from service.undo import refusal as undo_refusal
 
 _decode = msgspec.json.Decoder()
 _encode = msgspec.json.Encoder()
@@ -341,6 +343,8 @@ def _lifecycle_differs(fold: Fold, line: dict[str, Any], seed: bytes) -> str | N
             return "timed_out before its deadline"
     elif kind == CLOCK_CREDIT:
         return _credit_differs(fold, line)
+    elif kind in UNDO_EVENTS:
+        return _undo_differs(fold, line)
     elif kind == SEAT_FORFEITED:
         if not fold.started or data.get("seat") in fold.forfeited:
             return "seat_forfeited where no seat can forfeit"
@@ -382,6 +386,35 @@ def _credit_differs(fold: Fold, line: dict[str, Any]) -> str | None:
     gap_us = clocks.micros(str(line.get("at"))) - clocks.micros(fold.last_at)
     if type(ms) is not int or not 0 < ms * 1000 <= gap_us:
         return "clock_credit gives more time than passed since the event before it"
+    return None
+
+
+def _undo_differs(fold: Fold, line: dict[str, Any]) -> str | None:
+    """A takeback event (docs/undo.md) where the service could not have written it: a
+    request the game or its seat could not make (one across randomness included), an
+    answer with no request standing, a revert before every other seat accepted."""
+    kind, data, actor = line.get("type"), line.get("data") or {}, line.get("seat")
+    seat, asked = data.get("seat"), fold.undo_asked
+    if not fold.started or not isinstance(seat, int) or not 0 <= seat < fold.seats:
+        return f"{kind} where no seat can take back"
+    if kind == UNDO_REQUESTED:
+        point = fold.takeback.point(seat)
+        if not fold.undo or asked is not None or actor != seat or seat in fold.bots:
+            return "undo_requested where the game or its seat cannot ask"
+        if point is None or point[0] != data.get("to_version"):
+            return "undo_requested to another version than the seat's last decision"
+        if undo_refusal(fold.game, fold.takeback, seat, fold.state) is not None:
+            return "undo_requested across randomness or what the seat could not see"
+    elif asked is None:
+        return f"{kind} with no takeback request standing"
+    elif kind == REVERTED:
+        everyone = fold.undo_yes >= set(range(fold.seats)) - {asked[0]}
+        if actor != "system" or (seat, data.get("to_version")) != asked or not everyone:
+            return "reverted before every other seat accepted the request"
+    elif actor != seat or (kind == UNDO_ACCEPTED and (seat == asked[0] or seat in fold.undo_yes)):
+        return f"{kind} not made by a seat that may answer"
+    elif kind == UNDO_DECLINED and seat in fold.bots:
+        return "undo_declined by a bot (bots accept)"
     return None
 
 

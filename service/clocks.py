@@ -142,6 +142,17 @@ class Clock:
             if seat in self.since:
                 self.since[seat] += ms * 1000
 
+    def pause(self, seat: int, at: str) -> int:
+        """`seat`'s clock stops at `at` without a charge (a takeback request stands): the
+        microseconds it had used on its decision, for `resume`."""
+        used = self.used(seat, at)
+        self.since.pop(seat, None)
+        return used
+
+    def resume(self, seat: int, at: str, used: int) -> None:
+        """`seat`'s paused decision goes on at `at`, the `used` microseconds still counted."""
+        self.since[seat] = micros(at) - used
+
     def timed_out(self, seat: int) -> None:
         """`seat` ran out: a bot decides for it now, and its clock goes on from the next
         decision with the increment plus a grace of a tenth of the initial time (fischer),

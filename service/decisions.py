@@ -26,7 +26,7 @@ from domain.options import parse_options
 from domain.randomness import commitment, rng_for
 from domain.refusals import field_at
 from domain.registry import get as get_game
-from service import clocks, lifecycle
+from service import clocks, lifecycle, undo
 from service.chain import GENESIS, RANDOMNESS
 from service.errors import Conflict, Forbidden, Problem, Unprocessable
 from service.fold import (
@@ -48,6 +48,7 @@ from service.fold import (
 )
 from service.players import Player
 from service.records import Note, Recording, kept_seed, recorded, server_client_seed
+from service.undo import REVERTED, UNDO_ACCEPTED, UNDO_DECLINED, UNDO_REQUESTED
 
 log = structlog.get_logger("tabletop.games")
 
@@ -427,6 +428,104 @@ def leave(
     return rec
 
 
+# ---- takebacks (service/undo.py, docs/undo.md) ---------------------------------------------
+
+REFUSED = {
+    "undo_nothing_to_take_back": "you have no decision to take back (or it is too far back)",
+    "undo_across_randomness": "something random or hidden came out since your last decision",
+}
+
+
+def undo_request(
+    fold: Fold, seed: bytes, player: Player, at: str, key: str | None = None
+) -> Recording | Repeated:
+    """The player asks to take back its last decision: its clock pauses while the request
+    stands; bots accept at once (in this write: they need no thought, and the game is not
+    left waiting on the bot runner), and with no other person seated the game reverts now."""
+    if _done_before(fold, player, key, UNDO_REQUESTED):
+        return Repeated()
+    seat = _seated(fold, player)
+    at = max(at, fold.last_at)
+    _may_take_back(fold, seat, at)
+    if fold.undo_asked is not None:
+        raise Conflict("undo_pending", "a takeback request stands already: answer it first")
+    code = undo.refusal(fold.game, fold.takeback, seat, fold.state)
+    point = fold.takeback.point(seat)
+    if code is not None or point is None:
+        code = code or "undo_nothing_to_take_back"
+        raise Conflict(code, REFUSED[code])
+    rec = Recording.on(fold, at, key)
+    rec.note(UNDO_REQUESTED, seat, {"seat": seat, "to_version": point[0]})
+    for bot_seat in sorted(fold.bots):
+        if bot_seat != seat:
+            rec.note(UNDO_ACCEPTED, bot_seat, {"seat": bot_seat})
+    _reverts(rec)
+    return rec
+
+
+def undo_answer(
+    fold: Fold, seed: bytes, player: Player, accept: bool, at: str, key: str | None = None
+) -> Recording | Repeated:
+    """Another seated player accepts the standing request (the last acceptance reverts the
+    game) or declines it; the requester's own decline withdraws it."""
+    kind = UNDO_ACCEPTED if accept else UNDO_DECLINED
+    if _done_before(fold, player, key, kind):
+        return Repeated()
+    seat = _seated(fold, player)
+    if fold.undo_asked is None or fold.over:
+        raise Conflict("not_asked", "no takeback request stands in this game")
+    if accept and seat == fold.undo_asked[0]:
+        raise Conflict("not_asked", "the request is yours: decline it to withdraw it")
+    if seat in fold.undo_yes:
+        raise Conflict("undo_answered", "you have accepted this request already")
+    at = max(at, fold.last_at)
+    if accept:
+        _no_timeout_due(fold, at)
+    rec = Recording.on(fold, at, key)
+    rec.note(kind, seat, {"seat": seat})
+    if accept:
+        _reverts(rec)
+    return rec
+
+
+def _may_take_back(fold: Fold, seat: int, at: str) -> None:
+    if fold.over:
+        raise Conflict("game_over", f"the game is {fold.status}")
+    if not fold.started:
+        raise Conflict("game_not_started", "the game has not started")
+    if not fold.undo:
+        raise Conflict(
+            "undo_not_allowed", "this game allows no takebacks (rated or tournament games "
+            "allow them only when created with \"undo\": true)",
+        )  # fmt: skip
+    if seat in fold.forfeited:
+        raise Conflict("seat_forfeited", "your seat forfeited; a bot plays it")
+    if seat in fold.overdue:
+        raise Conflict("out_of_time", "your time ran out: a bot makes this decision for you")
+    _no_timeout_due(fold, at)
+
+
+def _no_timeout_due(fold: Fold, at: str) -> None:
+    """A deadline passed and its timeout is not written yet: it comes first (a takeback must
+    not pause or stop a clock that has run out)."""
+    clock = fold.clock
+    if clock is None:
+        return
+    due = [s for s in clock.since if (d := clock.deadline(s)) is not None and d < clocks.micros(at)]
+    if due:
+        raise Conflict("out_of_time", f"seat {due[0]}'s time ran out: its timeout comes first")
+
+
+def _reverts(rec: Recording) -> None:
+    """Every seat but the requester has accepted: the game goes back."""
+    fold = rec.fold
+    if fold.undo_asked is None:
+        return
+    seat, to_version = fold.undo_asked
+    if fold.undo_yes >= set(range(fold.seats)) - {seat}:
+        rec.note(REVERTED, SYSTEM, {"seat": seat, "to_version": to_version})
+
+
 def forfeit_note(seat: int, reason: ForfeitReason) -> Note:
     """`seat` gives up for good (it resigned, timed out, or withdrew from its tournament): a
     random bot plays it out (lifecycle.py ranks it last)."""
@@ -519,6 +618,10 @@ def _not_playable(fold: Fold, seat: int, at: str) -> Problem | None:
     if deadline is not None and clocks.micros(at) > deadline:
         return Conflict(
             "out_of_time", f"your time ran out at {clocks.stamp(deadline)}; the timeout follows"
+        )
+    if fold.undo_asked is not None and fold.undo_asked[0] == seat:
+        return Conflict(
+            "undo_pending", "your takeback request stands: decline it to withdraw it, then move"
         )
     return None
 

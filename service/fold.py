@@ -16,8 +16,10 @@ import msgspec
 
 from domain.contract import Game, Result
 from domain.registry import get as get_game
+from service import undo as takebacks
 from service.chain import RANDOMNESS, rules_seed
 from service.clocks import Clock
+from service.undo import REVERTED, UNDO_ACCEPTED, UNDO_DECLINED, UNDO_REQUESTED
 
 GAME_CREATED = "game_created"
 SEAT_TAKEN = "seat_taken"
@@ -47,6 +49,10 @@ SERVICE_EVENTS = frozenset(
         REMATCH_OFFERED,
         REMATCH_ACCEPTED,
         RANDOMNESS_FIXED,
+        UNDO_REQUESTED,
+        UNDO_ACCEPTED,
+        UNDO_DECLINED,
+        REVERTED,
     }
 )
 # Events that end a game (its seed is revealed in them).
@@ -122,6 +128,16 @@ class Fold:
     # The version before the clock credits that end the log, if they do: a move made at any
     # version from there is made on the same game (a credit changes no decision).
     credited_from: int | None = None
+    # Takebacks (service/undo.py, docs/undo.md): whether the game allows them, each person's
+    # take-back point, the request standing (seat, to_version), the seats that accepted it,
+    # and the time the requester had used on its running decision when the request paused
+    # its clock (us; None: its clock was not running).
+    undo: bool = False
+    takeback: takebacks.Points = takebacks.NONE
+    undo_asked: tuple[int, int] | None = None
+    undo_yes: frozenset[int] = frozenset()
+    undo_paused: int | None = None
+    undo_last: tuple[Any, ...] | None = None  # (seat, command, key, at) of the last decision
 
     @property
     def status(self) -> GameStatus:
@@ -161,9 +177,15 @@ class Fold:
         """Awaited seats whose clock runs: every seat a person or a bot of its own plays
         (in an older game, only people's: there bots never wait), except a seat that timed
         out, until the bot has made its decision, and a forfeited seat."""
+        paused = self.undo_asked[0] if self.undo_asked is not None else None
         if self.bot_clocks:
-            return [s for s in self.awaiting() if s not in self.overdue and s not in self.forfeited]
-        return [s for s in self.awaiting() if s not in self.bots and s not in self.overdue]
+            return [
+                s
+                for s in self.awaiting()
+                if s not in self.overdue and s not in self.forfeited and s != paused
+            ]
+        awaited = self.awaiting()
+        return [s for s in awaited if s not in self.bots and s not in self.overdue and s != paused]
 
     def bot_turn(self) -> tuple[int, str] | None:
         """(seat, bot) of the first awaited seat a bot decides for now: one that timed out
@@ -230,18 +252,24 @@ class Fold:
             self.credited_from = None
         elif self.credited_from is None:
             self.credited_from = self.version
+        resume = None
+        if self.undo_asked is not None and e.type not in _UNDO_GOES_ON:
+            resume = self._undo_ends(e.type)
         self.version = e.originator_version
         self.last_hash = e.hash
         self.last_at = e.at
         if e.idempotency_key is not None:
             self._record_batch(e)
         if e.type in SERVICE_EVENTS:
+            self.undo_last = None
             if e.idempotency_key is not None and e.type in _KEYED_LIFECYCLE:
                 asked = _KEYED_LIFECYCLE[e.type](self, e.data)
                 self.lifecycle_keys.setdefault(e.idempotency_key, (e.type, asked))
             self._apply_service(e.type, e.data)
         else:
             self.started = True
+            if self.undo:
+                self._note_decision(e, after is None)
             if after is not None:
                 self.state = after
             else:
@@ -253,7 +281,10 @@ class Fold:
                 if self.clock is not None and getattr(e, "clock", None) is not None:
                     self.clock.decided(e.seat, e.at)  # the first event of a timed decision
         if self.clock is not None:
-            self.clock.observe(e.at, self.timed_seats())
+            timed = self.timed_seats()
+            if resume is not None and resume[0] in timed:
+                self.clock.resume(resume[0], e.at, resume[1])
+            self.clock.observe(e.at, timed)
 
     def _apply_service(self, type_: str, data: Any) -> None:
         if type_ == SEAT_TAKEN:
@@ -287,6 +318,49 @@ class Fold:
             self.rematch_accepted = self.rematch_accepted | {data["by"]}
         elif type_ == REMATCH_ACCEPTED:
             self.rematch_accepted = self.rematch_accepted | {data["seat"]}
+        elif type_ == UNDO_REQUESTED:
+            self.undo_asked = (data["seat"], data["to_version"])
+            self.undo_yes = frozenset()
+            self.undo_paused = None
+            if self.clock is not None and data["seat"] in self.clock.since:
+                self.undo_paused = self.clock.pause(data["seat"], self.last_at)
+        elif type_ == UNDO_ACCEPTED:
+            self.undo_yes = self.undo_yes | {data["seat"]}
+        elif type_ == REVERTED:
+            point = self.takeback.point(data["seat"])
+            if point is None or point[0] != data["to_version"]:
+                raise ValueError(f"reverted to {data['to_version']}: no such take-back point")
+            self.state = self.game.clone(point[1])
+            self.takeback = takebacks.reverted(self.takeback, data["to_version"])
+            self.overdue = frozenset()
+
+    def _note_decision(self, e: Any, in_place: bool) -> None:
+        """A rules event: the first of a decision (every event of a decision carries its
+        seat, command, key and stamp; the next decision differs in one of them) moves the
+        decider's take-back point (service/undo.py). `in_place`: the state is evolved in
+        place next, so the point keeps a copy."""
+        mark = (e.seat, e.command, e.idempotency_key, e.at)
+        if not isinstance(e.seat, int) or e.command is None or mark == self.undo_last:
+            self.undo_last = mark if e.command is not None else None
+            return
+        self.undo_last = mark
+        before = self.game.clone(self.state) if in_place else self.state
+        person = e.seat not in self.bots
+        self.takeback = takebacks.noted(
+            self.takeback, self.version - 1, e.seat, e.command, before, person
+        )
+
+    def _undo_ends(self, type_: str) -> tuple[int, int] | None:
+        """The standing request ends at `e` (a decline, a revert, a decision, anything but
+        an acceptance or a credit): the requester's paused clock goes on from the time it
+        had used (after the event, if it is still awaited), unless the game reverts (its
+        decision then starts again at the revert). Returns (seat, used us) to resume."""
+        seat, _ = self.undo_asked or (0, 0)
+        paused = self.undo_paused
+        self.undo_asked, self.undo_yes, self.undo_paused = None, frozenset(), None
+        if paused is None or type_ == REVERTED:
+            return None
+        return seat, paused
 
     def _record_batch(self, e: Any) -> None:
         """Events appended by one request share its key, contiguously from the requester's."""
@@ -307,7 +381,12 @@ _KEYED_LIFECYCLE: dict[str, Callable[[Fold, Any], str | None]] = {
     SEAT_FORFEITED: lambda fold, data: fold.players[data["seat"]],  # resigned
     SEAT_LEFT: lambda fold, data: data.get("player"),
     GAME_ABORTED: lambda fold, data: data.get("by"),
+    UNDO_REQUESTED: lambda fold, data: fold.players[data["seat"]],
+    UNDO_ACCEPTED: lambda fold, data: fold.players[data["seat"]],
+    UNDO_DECLINED: lambda fold, data: fold.players[data["seat"]],
 }
+# The events during which a takeback request stands; any other ends it.
+_UNDO_GOES_ON = frozenset({UNDO_ACCEPTED, CLOCK_CREDIT})
 
 
 @functools.cache
@@ -359,8 +438,18 @@ def new_fold(game_id: UUID, created: Any) -> Fold:
         seeded=data.get("randomness") == RANDOMNESS,
         client_seeds=[None] * seats,
         bot_clocks=bool(data.get("bot_clocks")),
+        undo=undo_allowed(data),
     )
     fold.version = created.originator_version
     fold.last_hash = created.hash
     fold.last_at = created.at
     return fold
+
+
+def undo_allowed(created: dict[str, Any]) -> bool:
+    """Whether a game allows takebacks: as created with `undo`; else a casual game does, a
+    rated or tournament game does not (docs/undo.md)."""
+    asked = created.get("undo")
+    if isinstance(asked, bool):
+        return asked
+    return not created.get("rated") and created.get("tournament") is None

@@ -104,12 +104,15 @@ class Games:
         rated: bool = False,
         client_seed: str | None = None,
         key: str | None = None,
+        undo: bool | None = None,
     ) -> Fold:
         """A new game; `seat` seats its creator in the same save (with `client_seed`). With an
         idempotency `key` it is the game `keyed_game_id` names (409 `game_exists` once it was
         created)."""
         game_id = keyed_game_id(creator.id, key) if key is not None else uuid.uuid4()
-        extra = {"rated": True} if rated else None
+        extra: dict[str, Any] = {"rated": True} if rated else {}
+        if undo is not None:  # absent: the default (takebacks in casual games only)
+            extra["undo"] = undo
 
         def decide(_: None, at: str) -> Decided:
             rec, seed = decisions.new_game(
@@ -277,6 +280,20 @@ class Games:
             game_id, self.writes.game(game_id), decide, fresh_first=True
         )
         return done
+
+    async def undo(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
+        """The caller asks to take back its last decision (docs/undo.md)."""
+        return await self._asked(game_id, partial(decisions.undo_request, player=player, key=key))
+
+    async def undo_accept(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
+        """The caller accepts the standing takeback request; the last acceptance reverts."""
+        answer = partial(decisions.undo_answer, player=player, accept=True, key=key)
+        return await self._asked(game_id, answer)
+
+    async def undo_decline(self, player: Player, game_id: UUID, key: str | None = None) -> Done:
+        """The caller declines the standing takeback request (its requester withdraws it)."""
+        answer = partial(decisions.undo_answer, player=player, accept=False, key=key)
+        return await self._asked(game_id, answer)
 
     async def forfeit(self, game_id: UUID, seat: int, reason: ForfeitReason) -> Fold | None:
         """(A tournament withdrawal) `seat` forfeits its running game; None when the game is

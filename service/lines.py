@@ -23,6 +23,7 @@ from service.fold import (
     SERVICE_EVENTS,
     TIMED_OUT,
 )
+from service.undo import REVERTED, UNDO_ACCEPTED, UNDO_DECLINED, UNDO_REQUESTED
 
 
 def _who(seat: Any, viewer: int | None) -> str:
@@ -62,6 +63,15 @@ def service_line(kind: str, data: Any, viewer: int | None) -> str:
         return f"{_who(d.get('by'), viewer)} offered a rematch."
     if kind == REMATCH_ACCEPTED:
         return f"{_who(seat, viewer)} accepted the rematch."
+    if kind == UNDO_REQUESTED:
+        return f"{_who(seat, viewer)} asked to take back their last decision."
+    if kind == UNDO_ACCEPTED:
+        return f"{_who(seat, viewer)} accepted the takeback."
+    if kind == UNDO_DECLINED:
+        return f"{_who(seat, viewer)} declined the takeback."
+    if kind == REVERTED:
+        whose, version = _who(seat, viewer).lower(), d.get("to_version", "?")
+        return f"Taken back: the game goes on from version {version}, before {whose}'s decision."
     return kind.replace("_", " ").capitalize() + "."
 
 

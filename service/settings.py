@@ -36,6 +36,7 @@ class Limits(msgspec.Struct, kw_only=True, frozen=True):
     per_key: Rate | None = None  # requests per API key
     bad_keys: Rate | None = None  # requests with a wrong API key per client address
     bot_games: Rate | None = None  # new games with a bot per player
+    competition: Rate | None = None  # new challenges and seeks per player
     open_games: int = 0  # games not over in which a player sits (0: no cap)
     cache_mb: float = 256.0  # the game cache's size, by the deep size of its folds
     cache_games: int = 100_000  # and its count, a bound on its bookkeeping
@@ -51,6 +52,7 @@ class Limits(msgspec.Struct, kw_only=True, frozen=True):
             per_key=Rate.parse(env("TABLETOP_LIMIT_KEY", "3000/60")),
             bad_keys=Rate.parse(env("TABLETOP_LIMIT_BAD_KEYS", "10/60")),
             bot_games=Rate.parse(env("TABLETOP_LIMIT_BOT_GAMES", "10/60")),
+            competition=Rate.parse(env("TABLETOP_LIMIT_COMPETITION", "30/60")),
             open_games=int(env("TABLETOP_LIMIT_OPEN_GAMES", "50")),
             cache_mb=float(env("TABLETOP_CACHE_MB", "256")),
             cache_games=int(env("TABLETOP_CACHE_GAMES", "100000")),

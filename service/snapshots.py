@@ -32,6 +32,7 @@ from service.clocks import Clock
 from service.fold import GAME_CREATED, UNREADABLE, Batch, Fold, ForfeitReason, new_fold
 from service.reader import read_events, select
 from service.store import Envelope, EventStoreApp
+from service.undo import Points
 
 log = structlog.get_logger("tabletop.snapshots")
 
@@ -63,6 +64,18 @@ class _Snapshot(msgspec.Struct, array_like=True):
     client_seeds: list[str | None] = []  # (a /2 game's; absent from older snapshots)
     fixed_seeds: list[str] | None = None
     credited_from: int | None = None  # (absent from older snapshots)
+    # Takebacks (service/undo.py; absent from older snapshots): each person's point (seat,
+    # to_version, rules state), the decisions since, the request standing, its acceptances,
+    # the requester's paused time, and the last decision's mark.
+    takeback_points: list[tuple[int, int, msgspec.Raw]] = []
+    takeback_log: list[tuple[int, int, Any]] = []
+    undo_asked: tuple[int, int] | None = None
+    undo_yes: list[int] = []
+    undo_paused: int | None = None
+    undo_last: list[Any] | None = None
+    # Keyed lifecycle requests (resign, abort, leave, takebacks): a retry after a snapshot
+    # is still answered again (absent from older snapshots).
+    lifecycle_keys: dict[str, tuple[str, str | None]] = {}
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -142,6 +155,15 @@ def encode(fold: Fold) -> bytes:
             client_seeds=fold.client_seeds,
             fixed_seeds=fold.fixed_seeds,
             credited_from=fold.credited_from,
+            takeback_points=[
+                (seat, v, msgspec.Raw(_encoder.encode(st))) for seat, v, st in fold.takeback.points
+            ],
+            takeback_log=list(fold.takeback.log),
+            undo_asked=fold.undo_asked,
+            undo_yes=sorted(fold.undo_yes),
+            undo_paused=fold.undo_paused,
+            undo_last=list(fold.undo_last) if fold.undo_last is not None else None,
+            lifecycle_keys=fold.lifecycle_keys,
         )
     )
 
@@ -174,6 +196,14 @@ def restore(game_id: UUID, created: Envelope, data: bytes) -> Fold:
     fold.client_seeds = snap.client_seeds or [None] * fold.seats
     fold.fixed_seeds = snap.fixed_seeds
     fold.credited_from = snap.credited_from
+    points = tuple((seat, v, decoder.decode(st)) for seat, v, st in snap.takeback_points)
+    fold.takeback = Points(points, tuple((v, seat, c) for v, seat, c in snap.takeback_log))
+    asked = snap.undo_asked
+    fold.undo_asked = (asked[0], asked[1]) if asked is not None else None
+    fold.undo_yes = frozenset(snap.undo_yes)
+    fold.undo_paused = snap.undo_paused
+    fold.undo_last = tuple(snap.undo_last) if snap.undo_last is not None else None
+    fold.lifecycle_keys = {k: (kind, who) for k, (kind, who) in snap.lifecycle_keys.items()}
     return fold
 
 

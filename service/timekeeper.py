@@ -29,6 +29,7 @@ import structlog
 
 from service import clocks
 from service.bot_runner import AwaitingBots, BotRunner, swept
+from service.competition import Competition
 from service.errors import STORE_DOWN
 from service.games import Games
 from service.settings import Settings
@@ -65,6 +66,7 @@ class Timekeeper:
         self.games = games
         self.deadlines = deadlines
         self.tournaments = TournamentService(games.store, games)
+        self.competition = Competition(games)  # seeks filled with bots (service/seeks.py)
         self.applied = 0  # timeouts written by this timekeeper (tests, metrics)
         self.credited = 0  # games credited for a gap (tests, metrics)
         self.taking_over = True  # the next tick credits the gap before the last beat
@@ -167,6 +169,12 @@ class Timekeeper:
                 raise
             except Exception as error:  # one tournament's trouble is not the others'
                 log.error("tournament_failed", tournament=tournament, error=repr(error))
+        try:  # the seeks whose bot-fill wait is over
+            self.competition.tick()
+        except STORE_DOWN:
+            raise
+        except Exception as error:
+            log.error("seeks_failed", error=repr(error))
         return written
 
     def wait(self) -> float:

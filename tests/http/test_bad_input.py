@@ -67,10 +67,16 @@ def world(any_settings: Settings) -> Iterator[dict[str, Any]]:
                 json={"game": "secret-duel", "format": "swiss", "table_size": 2, "rounds": 1},
                 headers=Api.auth(ada),
             ).json()["id"]
+            bob = api.player("bob")
+            challenged = {"players": [bob["id"]], "game": "secret-duel"}
+            challenge = client.post("/v1/challenges", json=challenged, headers=Api.auth(ada))
+            sought = {"game": "secret-duel", "seats": 2}
+            seek = client.post("/v1/seeks", json=sought, headers=Api.auth(ada)).json()["id"]
             yield {
                 "api": api,
                 "ada": ada,
-                "params": {"game_id": open_game, "tournament_id": tournament},
+                "params": {"game_id": open_game, "tournament_id": tournament,
+                           "challenge_id": challenge.json()["id"], "seek_id": seek},
                 "log": buffer,
             }
         finally:
@@ -101,7 +107,8 @@ def _refused(response: Any, status: int) -> None:
 
 def test_bad_bodies_on_every_json_route(world: dict[str, Any]) -> None:
     api, ada = world["api"], world["ada"]
-    assert len(JSON_ROUTES) == 7  # players, games, join, moves, tournaments and 2 of theirs
+    # players, games, join, moves, tournaments and 2 of theirs, challenges, seeks
+    assert len(JSON_ROUTES) == 9
     before = stored_events(api)
     for path, method in JSON_ROUTES:
         url = _url(path, world["params"])
@@ -127,6 +134,8 @@ def test_bad_bodies_on_every_json_route(world: dict[str, Any]) -> None:
         ("/v1/games/{game_id}/join", {"seat": "1"}),
         ("/v1/games/{game_id}/moves", {"expected_version": "2", "move": {"type": "pass"}}),
         ("/v1/tournaments", {"game": "secret-duel", "format": "swiss", "table_size": "2"}),
+        ("/v1/challenges", {"players": ["x"], "game": "secret-duel", "rated": "false"}),
+        ("/v1/seeks", {"game": "secret-duel", "seats": "2"}),
     ],
 )
 def test_no_coercion(world: dict[str, Any], path: str, body: dict[str, Any]) -> None:
@@ -169,6 +178,16 @@ UNKNOWN_FIELDS = [
      "colour"),
     ("/v1/tournaments/{tournament_id}/withdraw", {"entrant": "x", "colour": "red"}, UNKNOWN,
      "colour"),
+    ("/v1/challenges", {"players": ["x"], "game": "secret-duel", "colour": "red"}, UNKNOWN,
+     "colour"),
+    (
+        "/v1/challenges",
+        {"players": ["x"], "game": "secret-duel", "clock": {"kind": "fischer", "initial_s": 60,
+                                                            "colour": "red"}},
+        UNKNOWN,  # (a challenge's clock is typed in its body: refused as the body is read)
+        "clock.colour",
+    ),
+    ("/v1/seeks", {"game": "secret-duel", "seats": 2, "colour": "red"}, UNKNOWN, "colour"),
 ]  # fmt: skip
 
 

@@ -69,7 +69,7 @@ class World(Api):
         return answer
 
     def new_game(self, creator: dict[str, str], seats: int = 3, **body: Any) -> dict[str, Any]:
-        return self.post("/v1/games", creator, {"game": "puerto-rico", "seats": seats, **body})
+        return self.post("/v1/games", creator, {"game": "puerto-rico", "seats": seats} | body)
 
     def over(self, game_id: str, timeout: float = 120) -> dict[str, Any]:
         """The game once finished (the bots play it out on their own), by the long poll."""
@@ -222,6 +222,64 @@ def logged(size: int) -> Callable[[World], Prepared]:
     return prepare
 
 
+def challenged(world: World) -> Prepared:
+    """acceptChallenge, declineChallenge: the key's player is challenged (by someone)."""
+    player = world.player()
+    challenge = world.post("/v1/challenges", world.someone, {"players": [player["id"]],
+                           "game": "caylus"})  # fmt: skip
+    return player, {"challenge_id": challenge["id"]}
+
+
+def challenger(world: World) -> Prepared:
+    """cancelChallenge, getChallenge, exportChallenge: the key's player challenged someone."""
+    player = world.player()
+    body = {"players": [world.someone["id"]], "game": "caylus"}
+    return player, {"challenge_id": world.post("/v1/challenges", player, body)["id"]}
+
+
+def seeker(world: World) -> Prepared:
+    """cancelSeek, getSeek, exportSeek: the key's player seeks a game nobody else seeks."""
+    player = world.player()
+    body = {"game": "santa-maria", "seats": 4, "rated": False}
+    return player, {"seek_id": world.post("/v1/seeks", player, body)["id"]}
+
+
+def moved_against_a_bot(world: World) -> Prepared:
+    """requestUndo: the key's player made a decision in a casual Caylus game against a bot
+    (Caylus draws and hides nothing after its setup: a decision can always be taken back;
+    the bot accepts at once)."""
+    player = world.player()
+    game = world.new_game(player, seats=2, seat=0, bots={"1": "random"}, game="caylus")
+    return player, {"game_id": _moved(world, player, game["id"])}
+
+
+def asked_to_take_back(world: World) -> Prepared:
+    """acceptUndo, declineUndo: the key's player is asked to let the other take back a
+    decision, in a casual Caylus game of two people."""
+    asker, other = world.player(), world.player()
+    game = world.new_game(asker, seats=2, seat=0, game="caylus")
+    world.post(f"/v1/games/{game['id']}/join", other, {"seat": 1})
+    mover = _moved(world, asker, game["id"], other)
+    world.client.post(f"/v1/games/{mover}/undo", headers=world.auth(asker))
+    return other, {"game_id": mover}
+
+
+def _moved(world: World, player: dict[str, str], game_id: str, *others: dict[str, str]) -> str:
+    """`player` makes its first decision in the game (the others move until it is awaited)."""
+    for _ in range(50):
+        for who in (player, *others):
+            legal = world.client.get(f"/v1/games/{game_id}/legal-moves", headers=world.auth(who))
+            if legal.status_code == 200 and legal.json()["moves"]:
+                version = world.game(game_id)["version"]
+                move = {"expected_version": version, "move": legal.json()["moves"][0]}
+                headers = world.auth(who, key=f"{game_id}/{version}")
+                world.client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
+                if who is player:
+                    return game_id
+                break
+    raise AssertionError(f"{player['id']} was never awaited in {game_id}")
+
+
 def finished_game_logged(world: World) -> Prepared:
     """getInclusionProof: the finished game is in the transparency log, which follows the
     store a moment later."""
@@ -247,6 +305,17 @@ SETUP: dict[str, Callable[[World], Prepared]] = {
     "getTreeHead": logged(1),
     "getConsistencyProof": logged(2),
     "getInclusionProof": finished_game_logged,
+    "acceptChallenge": challenged,
+    "declineChallenge": challenged,
+    "cancelChallenge": challenger,
+    "getChallenge": challenger,
+    "exportChallenge": challenger,
+    "cancelSeek": seeker,
+    "getSeek": seeker,
+    "exportSeek": seeker,
+    "requestUndo": moved_against_a_bot,
+    "acceptUndo": asked_to_take_back,
+    "declineUndo": asked_to_take_back,
 }
 
 
@@ -310,7 +379,8 @@ def test_the_example_runs_as_shown(
     )
     assert re.fullmatch(route, target.split("?")[0]), f"{operation_id}'s example is not {path}"
     player, ids = SETUP.get(operation_id, common)(world)
-    for name in PLACEHOLDER.findall(target):
+    for name in PLACEHOLDER.findall(curl):  # the path's, and an id in the body
+        ids = {**common(world)[1], **ids} if name not in ids else ids
         assert name in ids, f"{operation_id}: nothing for {{{name}}} in {path}"
         curl = curl.replace(f"{{{name}}}", ids[name])
     status, body, code = run(curl, live.url, player["api_key"], tmp_path / "body")

@@ -19,7 +19,10 @@ from service.chain import rules_seed
 RULES_FREE = {
     "game_created", "seat_taken", "seat_left", "timed_out", "clock_credit", "seat_forfeited",
     "game_finished", "game_aborted", "rematch_offered", "rematch_accepted",
+    "undo_requested", "undo_accepted", "undo_declined", "reverted",
 }  # fmt: skip
+# A takeback request stands through these; any other event ends it (docs/undo.md).
+UNDO_GOES_ON = {"undo_requested", "undo_accepted", "clock_credit"}
 
 
 def _us(at: str) -> int:
@@ -53,6 +56,11 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
     overdue: set[int] = set()  # timed out: a bot makes their current decision
     rest = 0  # events left of the decision being read
     problems: list[str] = []
+    # Takebacks: the rules state before each decision (a `reverted` goes back to one), the
+    # seat whose request stands, and the time its paused decision had used.
+    before: dict[int, Any] = {}
+    asking: int | None = None
+    paused: int | None = None
 
     def deadline(seat: int) -> int:
         budget = left[seat] if spec["kind"] == "fischer" else spec["per_decision_s"] * 1_000_000
@@ -72,6 +80,11 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
                 if s in started:
                     started[s] += data["ms"] * 1000
         last_at = max(last_at, at)
+        resume: tuple[int, int] | None = None  # (seat, used): a paused decision goes on
+        if asking is not None and kind not in UNDO_GOES_ON:
+            if paused is not None and kind != "reverted":
+                resume = (asking, paused)
+            asking = paused = None
         own_bot = kind == "seat_taken" and data.get("bot") and not bot_clocks
         if kind == "seat_forfeited" or own_bot:
             bots.add(data["seat"])
@@ -92,9 +105,18 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
             seed = rules_seed(seed, header["id"], data["client_seeds"])
         elif kind in ("game_finished", "game_aborted"):
             in_play = False
+        elif kind == "undo_requested":  # the requester's clock pauses, its time used kept
+            asking, paused = data["seat"], None
+            if asking in started:
+                paused = at - started.pop(asking)
+        elif kind == "reverted":
+            state = game.clone(before[data["to_version"]])
+            overdue.clear()
+            rest = 0
         elif kind not in RULES_FREE:
             in_play = True
             if isinstance(seat, int) and line["command"] is not None and rest == 0:
+                before[line["version"] - 1] = game.clone(state)
                 command = msgspec.convert(line["command"], game.command_type)
                 rng = rng_for(seed, line["version"] - 1)
                 rest = len(game.decide(state, seat, command, rng))
@@ -105,6 +127,9 @@ def check(lines: list[dict[str, Any]], seed_hex: str | None = None) -> list[str]
             event = msgspec.convert({"type": kind, **data}, game.event_type)
             state = game.evolve(state, event)
         awaited = set(game.awaiting(state)) - bots - overdue if in_play else set()
+        awaited -= {asking}
+        if resume is not None and resume[0] in awaited:
+            started[resume[0]] = at - resume[1]
         for s in list(started):
             if s not in awaited:
                 started.pop(s)

@@ -2054,6 +2054,126 @@ class CaylusWorkerReturned(Struct, tag_field='type', tag='worker_returned'):
     """
 
 
+class ChallengeOut(Struct):
+    """
+    A challenge: who challenged whom to what, who accepted, and how it stands.
+    """
+
+    accepted: Annotated[
+        list[str],
+        Meta(description='those of `players` who have accepted, in the order they did'),
+    ]
+    """
+    those of `players` who have accepted, in the order they did
+    """
+    challenger: Annotated[
+        str, Meta(description="the challenger's player id (seat 0 of the game)")
+    ]
+    """
+    the challenger's player id (seat 0 of the game)
+    """
+    clock: (
+        Annotated[
+            dict[str, Any],
+            Meta(description="the game's time control; null: nobody times out"),
+        ]
+        | None
+    )
+    """
+    the game's time control; null: nobody times out
+    """
+    created_at: Annotated[
+        str, Meta(description="when it was made (the server's clock, RFC 3339 UTC)")
+    ]
+    """
+    when it was made (the server's clock, RFC 3339 UTC)
+    """
+    declined_by: (
+        Annotated[
+            str, Meta(description='who declined it (status `declined`); null otherwise')
+        ]
+        | None
+    )
+    """
+    who declined it (status `declined`); null otherwise
+    """
+    expires_at: Annotated[
+        str, Meta(description='when it lapses unless everyone has accepted')
+    ]
+    """
+    when it lapses unless everyone has accepted
+    """
+    game: Annotated[
+        str, Meta(description='the game type, a `name` of GET /v1/game-types')
+    ]
+    """
+    the game type, a `name` of GET /v1/game-types
+    """
+    game_id: (
+        Annotated[
+            str,
+            Meta(
+                description='the game it started (GET /v1/games/{game_id}); null until then'
+            ),
+        ]
+        | None
+    )
+    """
+    the game it started (GET /v1/games/{game_id}); null until then
+    """
+    id: Annotated[str, Meta(description="the challenge's id (a UUID)")]
+    """
+    the challenge's id (a UUID)
+    """
+    on_timeout: (
+        Annotated[
+            str,
+            Meta(
+                description='what a seat whose time runs out gets; null without a clock'
+            ),
+        ]
+        | None
+    )
+    """
+    what a seat whose time runs out gets; null without a clock
+    """
+    options: Annotated[
+        dict[str, Any], Meta(description="the game's options, every one spelt out")
+    ]
+    """
+    the game's options, every one spelt out
+    """
+    players: Annotated[
+        list[str],
+        Meta(description="the challenged players' ids, seats 1, 2, ... in this order"),
+    ]
+    """
+    the challenged players' ids, seats 1, 2, ... in this order
+    """
+    rated: Annotated[
+        bool, Meta(description="the game's result moves its players' ratings")
+    ]
+    """
+    the game's result moves its players' ratings
+    """
+    seats: Annotated[
+        int,
+        Meta(description="the game's seats: the challenger and each challenged player"),
+    ]
+    """
+    the game's seats: the challenger and each challenged player
+    """
+    status: Annotated[
+        str,
+        Meta(
+            description='open (waiting for acceptances) | started (everyone accepted: `game_id` is the game) | declined | cancelled (by the challenger) | expired (not accepted by `expires_at`)'
+        ),
+    ]
+    """
+    open (waiting for acceptances) | started (everyone accepted: `game_id` is the game) | declined | cancelled (by the challenger) | expired (not accepted by `expires_at`)
+    """
+
+
 class ClockCredit(Struct, tag_field='type', tag='clock_credit'):
     """
     The service could not act for a while (every process stopped, or its store out of
@@ -2453,6 +2573,19 @@ class GameCreated(Struct, tag_field='type', tag='game_created'):
     ) = UNSET
     """
     the tournament whose table this game is
+    """
+    undo: (
+        Annotated[
+            bool,
+            Meta(
+                description='Takebacks allowed (docs/undo.md); absent: in casual games yes, rated or tournament no.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Takebacks allowed (docs/undo.md); absent: in casual games yes, rated or tournament no.
     """
 
 
@@ -2977,6 +3110,130 @@ class LogLeaves(Struct):
     """
 
 
+Seats: TypeAlias = Annotated[
+    int,
+    Meta(
+        description='How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so.',
+        ge=2,
+        le=16,
+    ),
+]
+"""
+How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so.
+"""
+
+
+Seats1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description='How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so.'
+        ),
+    ]
+    | None
+)
+"""
+How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so.
+"""
+
+
+class NewChallenge(Struct):
+    """
+    A challenge: who, which game, and the game's settings (as a new game's).
+    """
+
+    game: Annotated[
+        str,
+        Meta(description='a `name` of GET /v1/game-types', max_length=64, min_length=1),
+    ]
+    """
+    a `name` of GET /v1/game-types
+    """
+    players: Annotated[
+        list[str],
+        Meta(
+            description="The challenged players' ids (1 to 15, distinct, not yourself): seats 1, 2, ... in this order; you take seat 0.",
+            max_length=15,
+            min_length=1,
+        ),
+    ]
+    """
+    The challenged players' ids (1 to 15, distinct, not yourself): seats 1, 2, ... in this order; you take seat 0.
+    """
+    clock: (
+        Annotated[
+            Fischer | Deadline,
+            Meta(description="the game's time control; none: nobody times out"),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    the game's time control; none: nobody times out
+    """
+    expires_in_s: (
+        Annotated[
+            int,
+            Meta(
+                description="Seconds the challenge stays open (60 s to 30 days; default a day), by the server's clock.",
+                ge=60,
+                le=2592000,
+            ),
+        ]
+        | UnsetType
+    ) = 86400
+    """
+    Seconds the challenge stays open (60 s to 30 days; default a day), by the server's clock.
+    """
+    on_timeout: (
+        Annotated[
+            Literal['bot:random', 'bot:greedy', 'forfeit'],
+            Meta(
+                description='What a seat whose time runs out gets (only with a `clock`; `bot:random` by default).'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    What a seat whose time runs out gets (only with a `clock`; `bot:random` by default).
+    """
+    options: (
+        Annotated[
+            dict[str, Any],
+            Meta(
+                description='Option name -> value; an option left out takes its default (GET /v1/game-types).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Option name -> value; an option left out takes its default (GET /v1/game-types).
+    """
+    rated: (
+        Annotated[
+            bool, Meta(description="the game's result moves its players' ratings")
+        ]
+        | UnsetType
+    ) = False
+    """
+    the game's result moves its players' ratings
+    """
+    seats: (
+        Annotated[
+            Seats | Seats1,
+            Meta(
+                description='How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so.
+    """
+
+
 ClientSeed2: TypeAlias = Annotated[
     str,
     Meta(
@@ -3119,6 +3376,19 @@ class NewGame(Struct):
     """
     take this seat yourself right away
     """
+    undo: (
+        Annotated[
+            bool,
+            Meta(
+                description='Takebacks with consent (docs/undo.md): absent, a casual game allows them and a rated one does not; `true` allows them in a rated game, `false` refuses them in a casual one.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Takebacks with consent (docs/undo.md): absent, a casual game allows them and a rated one does not; `true` allows them in a rated game, `false` refuses them in a casual one.
+    """
 
 
 class NewPlayer(Struct):
@@ -3137,6 +3407,192 @@ class NewPlayer(Struct):
     """
     1-64 printable characters, kept without surrounding spaces (422 `invalid_name`)
     """
+
+
+FillWithBotsAfterS: TypeAlias = Annotated[
+    int,
+    Meta(
+        description='Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players.',
+        ge=1,
+        le=2592000,
+    ),
+]
+"""
+Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players.
+"""
+
+
+FillWithBotsAfterS1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description='Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players.'
+        ),
+    ]
+    | None
+)
+"""
+Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players.
+"""
+
+
+RatingWithin: TypeAlias = Annotated[
+    float,
+    Meta(
+        description="How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone.",
+        le=2000.0,
+    ),
+]
+"""
+How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone.
+"""
+
+
+RatingWithin1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description="How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone."
+        ),
+    ]
+    | None
+)
+"""
+How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone.
+"""
+
+
+class NewSeek(Struct):
+    """
+    A seek: the game you want to play, and with whom.
+    """
+
+    game: Annotated[
+        str,
+        Meta(description='a `name` of GET /v1/game-types', max_length=64, min_length=1),
+    ]
+    """
+    a `name` of GET /v1/game-types
+    """
+    seats: Annotated[
+        int,
+        Meta(description='how many seats the table has, yours included', ge=2, le=16),
+    ]
+    """
+    how many seats the table has, yours included
+    """
+    clock: (
+        Annotated[
+            Fischer | Deadline,
+            Meta(description="the game's time control; none: nobody times out"),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    the game's time control; none: nobody times out
+    """
+    fill_bot: (
+        Annotated[
+            str,
+            Meta(
+                description="The bot that fills seats, one of the game type's `bots` (GET /v1/game-types); checked only with `fill_with_bots_after_s`.",
+                max_length=32,
+                min_length=1,
+            ),
+        ]
+        | UnsetType
+    ) = 'greedy'
+    """
+    The bot that fills seats, one of the game type's `bots` (GET /v1/game-types); checked only with `fill_with_bots_after_s`.
+    """
+    fill_with_bots_after_s: (
+        Annotated[
+            FillWithBotsAfterS | FillWithBotsAfterS1,
+            Meta(
+                description='Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players.
+    """
+    on_timeout: (
+        Annotated[
+            Literal['bot:random', 'bot:greedy', 'forfeit'],
+            Meta(
+                description='What a seat whose time runs out gets (only with a `clock`; `bot:random` by default).'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    What a seat whose time runs out gets (only with a `clock`; `bot:random` by default).
+    """
+    options: (
+        Annotated[
+            dict[str, Any],
+            Meta(
+                description='Option name -> value; an option left out takes its default (GET /v1/game-types).'
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    Option name -> value; an option left out takes its default (GET /v1/game-types).
+    """
+    rated: (
+        Annotated[
+            bool, Meta(description="the game's result moves its players' ratings")
+        ]
+        | UnsetType
+    ) = False
+    """
+    the game's result moves its players' ratings
+    """
+    rating_within: (
+        Annotated[
+            RatingWithin | RatingWithin1,
+            Meta(
+                description="How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone.
+    """
+
+
+DurationS: TypeAlias = Annotated[
+    int,
+    Meta(
+        description='arena: how long it runs, in seconds from its start (60 to a week).',
+        ge=60,
+        le=604800,
+    ),
+]
+"""
+arena: how long it runs, in seconds from its start (60 to a week).
+"""
+
+
+DurationS1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description='arena: how long it runs, in seconds from its start (60 to a week).'
+        ),
+    ]
+    | None
+)
+"""
+arena: how long it runs, in seconds from its start (60 to a week).
+"""
 
 
 Points: TypeAlias = Annotated[
@@ -3162,6 +3618,32 @@ Points1: TypeAlias = (
 )
 """
 Points per rank, first to last, never increasing, one per seat of `table_size`; default 2 per place beaten (6/4/2/0 for four seats).
+"""
+
+
+QuietS: TypeAlias = Annotated[
+    int,
+    Meta(
+        description='arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s.',
+        le=604800,
+    ),
+]
+"""
+arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s.
+"""
+
+
+QuietS1: TypeAlias = (
+    Annotated[
+        None,
+        Meta(
+            description='arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s.'
+        ),
+    ]
+    | None
+)
+"""
+arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s.
 """
 
 
@@ -3244,6 +3726,19 @@ class NewTournament(Struct):
     """
     Its games' time control, {"kind": "fischer", "initial_s", "increment_s"} or {"kind": "deadline", "per_decision_s"} (seconds); default: a day per decision.
     """
+    duration_s: (
+        Annotated[
+            DurationS | DurationS1,
+            Meta(
+                description='arena: how long it runs, in seconds from its start (60 to a week).'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    arena: how long it runs, in seconds from its start (60 to a week).
+    """
     entry: (
         Annotated[
             EntryConditions,
@@ -3307,6 +3802,19 @@ class NewTournament(Struct):
     ) = UNSET
     """
     Points per rank, first to last, never increasing, one per seat of `table_size`; default 2 per place beaten (6/4/2/0 for four seats).
+    """
+    quiet_s: (
+        Annotated[
+            QuietS | QuietS1,
+            Meta(
+                description='arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s.'
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s.
     """
     rounds: (
         Annotated[
@@ -7225,6 +7733,24 @@ class ResultSummary(Struct):
     """
 
 
+class Reverted(Struct, tag_field='type', tag='reverted'):
+    """
+    Every seat accepted: the game goes on from its state at `to_version` (nothing is
+        deleted: the events between stay in the log, undone).
+    """
+
+    seat: Annotated[int, Meta(description='the seat whose decision was taken back')]
+    """
+    the seat whose decision was taken back
+    """
+    to_version: Annotated[
+        int, Meta(description='the version whose state the game goes on from')
+    ]
+    """
+    the version whose state the game goes on from
+    """
+
+
 class SantaMariaActivateBuilding(Struct, tag_field='type', tag='activate_building'):
     col: Annotated[int, Meta(description='column (1..6, left first) of that building')]
     """
@@ -9903,6 +10429,156 @@ class SeatTaken(Struct, tag_field='type', tag='seat_taken'):
     """
 
 
+class SeekOut(Struct):
+    """
+    A seek: the table wanted, and how it stands.
+    """
+
+    clock: (
+        Annotated[
+            dict[str, Any],
+            Meta(description="the game's time control; null: nobody times out"),
+        ]
+        | None
+    )
+    """
+    the game's time control; null: nobody times out
+    """
+    created_at: Annotated[
+        str, Meta(description="when it was made (the server's clock, RFC 3339 UTC)")
+    ]
+    """
+    when it was made (the server's clock, RFC 3339 UTC)
+    """
+    fill_at: (
+        Annotated[
+            str,
+            Meta(
+                description='when bots fill the table unless players have (null: never)'
+            ),
+        ]
+        | None
+    )
+    """
+    when bots fill the table unless players have (null: never)
+    """
+    fill_bot: Annotated[str, Meta(description='the bot that fills the seats')]
+    """
+    the bot that fills the seats
+    """
+    fill_with_bots_after_s: (
+        Annotated[
+            int, Meta(description='seconds until bots fill the table; null: never')
+        ]
+        | None
+    )
+    """
+    seconds until bots fill the table; null: never
+    """
+    game: Annotated[
+        str, Meta(description='the game type, a `name` of GET /v1/game-types')
+    ]
+    """
+    the game type, a `name` of GET /v1/game-types
+    """
+    game_id: (
+        Annotated[
+            str,
+            Meta(
+                description='the game it was seated at (GET /v1/games/{game_id}); null until then'
+            ),
+        ]
+        | None
+    )
+    """
+    the game it was seated at (GET /v1/games/{game_id}); null until then
+    """
+    id: Annotated[str, Meta(description="the seek's id (a UUID)")]
+    """
+    the seek's id (a UUID)
+    """
+    on_timeout: (
+        Annotated[
+            str,
+            Meta(
+                description='what a seat whose time runs out gets; null without a clock'
+            ),
+        ]
+        | None
+    )
+    """
+    what a seat whose time runs out gets; null without a clock
+    """
+    options: Annotated[
+        dict[str, Any], Meta(description="the game's options, every one spelt out")
+    ]
+    """
+    the game's options, every one spelt out
+    """
+    player: Annotated[str, Meta(description="the seeker's player id")]
+    """
+    the seeker's player id
+    """
+    rated: Annotated[
+        bool, Meta(description="the game's result moves its players' ratings")
+    ]
+    """
+    the game's result moves its players' ratings
+    """
+    rating: Annotated[
+        float,
+        Meta(
+            description="The seeker's conservative rating (mu - 3 sigma) of the game type when the seek was made."
+        ),
+    ]
+    """
+    The seeker's conservative rating (mu - 3 sigma) of the game type when the seek was made.
+    """
+    rating_within: (
+        Annotated[
+            float,
+            Meta(
+                description="how far the others' ratings may be, either way; null: any"
+            ),
+        ]
+        | None
+    )
+    """
+    how far the others' ratings may be, either way; null: any
+    """
+    seat: (
+        Annotated[
+            int, Meta(description="the seeker's seat in that game; null until matched")
+        ]
+        | None
+    )
+    """
+    the seeker's seat in that game; null until matched
+    """
+    seats: Annotated[int, Meta(description="the table's seats, the seeker's included")]
+    """
+    the table's seats, the seeker's included
+    """
+    status: Annotated[
+        str,
+        Meta(
+            description='open (waiting) | matched (`game_id` is the game) | cancelled'
+        ),
+    ]
+    """
+    open (waiting) | matched (`game_id` is the game) | cancelled
+    """
+    table: Annotated[
+        list[str | None],
+        Meta(
+            description="Who sits at the table, in seat order (player ids; null for a bot's seat); empty until then."
+        ),
+    ]
+    """
+    Who sits at the table, in seat order (player ids; null for a bot's seat); empty until then.
+    """
+
+
 class StreamToken(Struct):
     """
     A short-lived token that opens the caller's streams without its API key.
@@ -10072,6 +10748,49 @@ class TournamentSummary(Struct):
     """
 
 
+class UndoAccepted(Struct, tag_field='type', tag='undo_accepted'):
+    """
+    A seat accepted the standing takeback request.
+    """
+
+    seat: Annotated[int, Meta(description='the seat that accepted')]
+    """
+    the seat that accepted
+    """
+
+
+class UndoDeclined(Struct, tag_field='type', tag='undo_declined'):
+    """
+    A seat declined the standing takeback request (its requester: withdrew it).
+    """
+
+    seat: Annotated[int, Meta(description='the seat that declined')]
+    """
+    the seat that declined
+    """
+
+
+class UndoRequested(Struct, tag_field='type', tag='undo_requested'):
+    """
+    A seat asked to take back its last decision (docs/undo.md): its clock pauses, and
+        every other seat must accept (bots at once).
+    """
+
+    seat: Annotated[int, Meta(description='the seat that asked')]
+    """
+    the seat that asked
+    """
+    to_version: Annotated[
+        int,
+        Meta(
+            description='the version the game goes back to: right before that decision'
+        ),
+    ]
+    """
+    the version the game goes back to: right before that decision
+    """
+
+
 Entrant1: TypeAlias = Annotated[
     str,
     Meta(
@@ -10233,7 +10952,11 @@ class CaylusEventOut(Struct):
         | GameFinished
         | GameAborted
         | RematchOffered
-        | RematchAccepted,
+        | RematchAccepted
+        | UndoRequested
+        | UndoAccepted
+        | UndoDeclined
+        | Reverted,
         Meta(
             description="The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which."
         ),
@@ -10442,6 +11165,20 @@ class CaylusReplayOut(Struct, tag_field='game', tag='caylus'):
     )
     """
     What the caller may see: its seat's view while the game runs, the public view to a spectator, everything once the game is over; null before it starts.
+    """
+
+
+class ChallengeList(Struct):
+    """
+    The caller's challenges.
+    """
+
+    challenges: Annotated[
+        list[ChallengeOut],
+        Meta(description='received and sent, newest first (200 at most)'),
+    ]
+    """
+    received and sent, newest first (200 at most)
     """
 
 
@@ -10892,7 +11629,11 @@ class PlusUltraEventOut(Struct):
         | GameFinished
         | GameAborted
         | RematchOffered
-        | RematchAccepted,
+        | RematchAccepted
+        | UndoRequested
+        | UndoAccepted
+        | UndoDeclined
+        | Reverted,
         Meta(
             description="The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which."
         ),
@@ -11789,7 +12530,11 @@ class PuertoRicoEventOut(Struct):
         | GameFinished
         | GameAborted
         | RematchOffered
-        | RematchAccepted,
+        | RematchAccepted
+        | UndoRequested
+        | UndoAccepted
+        | UndoDeclined
+        | Reverted,
         Meta(
             description="The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which."
         ),
@@ -12576,7 +13321,11 @@ class SantaMariaEventOut(Struct):
         | GameFinished
         | GameAborted
         | RematchOffered
-        | RematchAccepted,
+        | RematchAccepted
+        | UndoRequested
+        | UndoAccepted
+        | UndoDeclined
+        | Reverted,
         Meta(
             description="The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which."
         ),
@@ -12951,6 +13700,17 @@ class SantaMariaReplayOut(Struct, tag_field='game', tag='santa-maria'):
     """
 
 
+class SeekList(Struct):
+    """
+    The caller's seeks.
+    """
+
+    seeks: Annotated[list[SeekOut], Meta(description='newest first (200 at most)')]
+    """
+    newest first (200 at most)
+    """
+
+
 class TournamentOut(Struct):
     """
     A tournament: its settings, entrants, rounds with their tables, and standings.
@@ -12999,11 +13759,11 @@ class TournamentOut(Struct):
     standings: Annotated[
         list[dict[str, Any]],
         Meta(
-            description="One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first (docs/tournaments.md)."
+            description="One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first. An arena's lines have `wins` and `streak` (its next game counts double) instead of opponents_points (docs/tournaments.md)."
         ),
     ]
     """
-    One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first (docs/tournaments.md).
+    One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first. An arena's lines have `wins` and `streak` (its next game counts double) instead of opponents_points (docs/tournaments.md).
     """
     status: Annotated[str, Meta(description='open | running | finished | cancelled')]
     """
@@ -13021,6 +13781,31 @@ class TournamentOut(Struct):
     ) = UNSET
     """
     Why it was cancelled: `too_few_players` (fewer entrants than a table at `starts_at`); null unless its status is `cancelled`.
+    """
+    ends_at: (
+        Annotated[
+            str,
+            Meta(
+                description="An arena's end (RFC 3339, UTC), set when it starts; null for the other formats."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    An arena's end (RFC 3339, UTC), set when it starts; null for the other formats.
+    """
+    uncounted: (
+        Annotated[
+            list[str],
+            Meta(
+                description="An arena's games still running at its end: they do not count; empty otherwise."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """
+    An arena's games still running at its end: they do not count; empty otherwise.
     """
 
 

@@ -56,6 +56,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your challenges, received and sent, newest first
+         * @description Your challenges, received and sent, newest first.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/challenges' -H "Authorization: Bearer $KEY"
+         *     ```
+         */
+        get: operations["listChallenges"];
+        put?: never;
+        /**
+         * Challenge one player
+         * @description Challenge one player (or several, for a game of more seats) to a game: its type, options, clock, `on_timeout` and `rated`, as a new game's. You take seat 0, the players named seats 1, 2, ... in order. Each is told (`challenge_received` on their stream) and accepts or declines; when all have accepted the game starts (`game_id`). It expires after `expires_in_s` (default a day). 422 `unknown_player`, `invalid_players`, `invalid_seats`; 429 `competition_limited`. With an `Idempotency-Key`, a retry is answered with the same challenge (`Idempotent-Replayed: true`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/challenges' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')" \
+         *       -H 'Content-Type: application/json' -d '{"players": ["{player_id}"], "game": "caylus"}'
+         *     ```
+         */
+        post: operations["createChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A challenge
+         * @description A challenge: who, what, who has accepted, its status and, once started, its game. An open challenge read after its `expires_at` is expired then.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/challenges/{challenge_id}'
+         *     ```
+         */
+        get: operations["getChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a challenge that names you
+         * @description Accept a challenge that names you; when everyone named has accepted, its game starts with every seat taken (`game_id`). 403 `not_challenged`, 409 `already_accepted`; 409 `challenge_started`, `challenge_declined`, `challenge_cancelled` or `challenge_expired` once it is not open. With an `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/challenges/{challenge_id}/accept' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["acceptChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel your challenge
+         * @description Cancel your challenge (status `cancelled`). 403 `not_challenger`; 409 `challenge_started`, `challenge_declined`, `challenge_cancelled` or `challenge_expired` once it is not open. With an `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/challenges/{challenge_id}/cancel' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["cancelChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a challenge that names you
+         * @description Decline a challenge that names you: it ends (status `declined`), no game is made. 403 `not_challenged`; 409 `challenge_started`, `challenge_declined`, `challenge_cancelled` or `challenge_expired` once it is not open. With an `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/challenges/{challenge_id}/decline' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["declineChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{challenge_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The challenge's log
+         * @description The challenge's log (`tabletop-challenge/1`): a header, then its hash-chained events, in the line format of a game's export.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/challenges/{challenge_id}/export'
+         *     ```
+         */
+        get: operations["exportChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/game-types": {
         parameters: {
             query?: never;
@@ -494,6 +665,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask to take back your last decision
+         * @description Ask to take back your last decision (docs/undo.md): every other seated player must accept (bots do at once; with no other player the game goes back now, `reverted`); your clock pauses while the request stands; a decision by anyone, or a decline, ends it. 409 `undo_not_allowed` (a rated or tournament game not created with `"undo": true`), `undo_nothing_to_take_back`, `undo_across_randomness` (something random or hidden came out since), `undo_pending` (a request stands). With an `Idempotency-Key`, a retry of a request carried out before is answered with the game and `Idempotent-Replayed: true`; the key sent with another request is refused (422 `idempotency_key_reused`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/games/{game_id}/undo' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["requestUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/undo/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the standing takeback request
+         * @description Accept the standing takeback request; the last acceptance takes the game back to the state before the requester's last decision (`reverted`). 409 `not_asked` when none stands (or it is yours), `undo_answered` when you accepted it already. With an `Idempotency-Key`, a retry of a request carried out before is answered with the game and `Idempotent-Replayed: true`; the key sent with another request is refused (422 `idempotency_key_reused`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/games/{game_id}/undo/accept' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["acceptUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/undo/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline the standing takeback request
+         * @description Decline the standing takeback request: it ends (the requester's own decline withdraws it). 409 `not_asked` when none stands. With an `Idempotency-Key`, a retry of a request carried out before is answered with the game and `Idempotent-Replayed: true`; the key sent with another request is refused (422 `idempotency_key_reused`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/games/{game_id}/undo/decline' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["declineUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -643,6 +895,124 @@ export interface paths {
          *     ```
          */
         get: operations["getRatingHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your open seeks, newest first
+         * @description Your open seeks, newest first (`?all=true`: matched and cancelled ones too).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/seeks' -H "Authorization: Bearer $KEY"
+         *     ```
+         */
+        get: operations["listSeeks"];
+        put?: never;
+        /**
+         * Seek a game
+         * @description Seek a game: its type, seats, options, clock, `on_timeout`, `rated`, how far the others' ratings may be from yours (`rating_within`, on mu - 3 sigma) and whether bots fill the table after a wait (`fill_with_bots_after_s`). As soon as enough compatible seeks are open (the same table settings, each rating within every other's range), the table is seated and its game started: each seek is `matched` with its `game_id`, and each seeker told (`seek_matched`). 409 `seek_exists` (an open seek of yours for the same table); 429 `competition_limited`. With an `Idempotency-Key`, a retry is answered with the same seek (`Idempotent-Replayed: true`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/seeks' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')" \
+         *       -H 'Content-Type: application/json' -d '{"game": "puerto-rico", "seats": 4, "rated": true,
+         *     "rating_within": 200}'
+         *     ```
+         */
+        post: operations["createSeek"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{seek_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A seek
+         * @description A seek: the table wanted, its status and, once matched, its game and seat. An open seek read after its `fill_at` has its table filled with bots then.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/seeks/{seek_id}'
+         *     ```
+         */
+        get: operations["getSeek"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{seek_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel your open seek
+         * @description Cancel your open seek (status `cancelled`). 403 `not_seeker`; 409 `seek_matched` once its game has started, `seek_cancelled` when cancelled already (without a key). With an `Idempotency-Key`, a retry is answered again (`Idempotent-Replayed: true`).
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X POST 'http://127.0.0.1:8000/v1/seeks/{seek_id}/cancel' -H "Authorization: Bearer $KEY" \
+         *       -H "Idempotency-Key: $(python3 -c 'import uuid; print(uuid.uuid4())')"
+         *     ```
+         */
+        post: operations["cancelSeek"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{seek_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The seek's log
+         * @description The seek's log (`tabletop-seek/1`): a header, then its hash-chained events, in the line format of a game's export.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/v1/seeks/{seek_id}/export'
+         *     ```
+         */
+        get: operations["exportSeek"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1234,7 +1604,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["CaylusTurnOrderDrawn"] | components["schemas"]["CaylusRoadSetUp"] | components["schemas"]["CaylusResourcesChanged"] | components["schemas"]["CaylusTurnStarted"] | components["schemas"]["CaylusPhaseStarted"] | components["schemas"]["CaylusWorkerPlaced"] | components["schemas"]["CaylusPassed"] | components["schemas"]["CaylusGateMoved"] | components["schemas"]["CaylusTradingPostUsed"] | components["schemas"]["CaylusProvostMoved"] | components["schemas"]["CaylusJoustResolved"] | components["schemas"]["CaylusStablesResolved"] | components["schemas"]["CaylusInnResolved"] | components["schemas"]["CaylusInnDecided"] | components["schemas"]["CaylusActivated"] | components["schemas"]["CaylusOwnerBonusTaken"] | components["schemas"]["CaylusWorkerReturned"] | components["schemas"]["CaylusSweepEnded"] | components["schemas"]["CaylusTileBuilt"] | components["schemas"]["CaylusTransformationScheduled"] | components["schemas"]["CaylusTransformed"] | components["schemas"]["CaylusFavoursGained"] | components["schemas"]["CaylusFavourTaken"] | components["schemas"]["CaylusFavourLost"] | components["schemas"]["CaylusBatchDelivered"] | components["schemas"]["CaylusCastleDoneEvent"] | components["schemas"]["CaylusCastleResolved"] | components["schemas"]["CaylusBailiffMoved"] | components["schemas"]["CaylusSectionScoringStarted"] | components["schemas"]["CaylusSectionScored"] | components["schemas"]["CaylusSectionClosed"] | components["schemas"]["CaylusTurnEnded"] | components["schemas"]["CaylusGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["CaylusTurnOrderDrawn"] | components["schemas"]["CaylusRoadSetUp"] | components["schemas"]["CaylusResourcesChanged"] | components["schemas"]["CaylusTurnStarted"] | components["schemas"]["CaylusPhaseStarted"] | components["schemas"]["CaylusWorkerPlaced"] | components["schemas"]["CaylusPassed"] | components["schemas"]["CaylusGateMoved"] | components["schemas"]["CaylusTradingPostUsed"] | components["schemas"]["CaylusProvostMoved"] | components["schemas"]["CaylusJoustResolved"] | components["schemas"]["CaylusStablesResolved"] | components["schemas"]["CaylusInnResolved"] | components["schemas"]["CaylusInnDecided"] | components["schemas"]["CaylusActivated"] | components["schemas"]["CaylusOwnerBonusTaken"] | components["schemas"]["CaylusWorkerReturned"] | components["schemas"]["CaylusSweepEnded"] | components["schemas"]["CaylusTileBuilt"] | components["schemas"]["CaylusTransformationScheduled"] | components["schemas"]["CaylusTransformed"] | components["schemas"]["CaylusFavoursGained"] | components["schemas"]["CaylusFavourTaken"] | components["schemas"]["CaylusFavourLost"] | components["schemas"]["CaylusBatchDelivered"] | components["schemas"]["CaylusCastleDoneEvent"] | components["schemas"]["CaylusCastleResolved"] | components["schemas"]["CaylusBailiffMoved"] | components["schemas"]["CaylusSectionScoringStarted"] | components["schemas"]["CaylusSectionScored"] | components["schemas"]["CaylusSectionClosed"] | components["schemas"]["CaylusTurnEnded"] | components["schemas"]["CaylusGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"] | components["schemas"]["UndoRequested"] | components["schemas"]["UndoAccepted"] | components["schemas"]["UndoDeclined"] | components["schemas"]["Reverted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -2256,6 +2626,60 @@ export interface components {
             type: "worker_returned";
         };
         /**
+         * ChallengeList
+         * @description The caller's challenges.
+         */
+        ChallengeList: {
+            /** @description received and sent, newest first (200 at most) */
+            challenges: components["schemas"]["ChallengeOut"][];
+        };
+        /**
+         * ChallengeOut
+         * @description A challenge: who challenged whom to what, who accepted, and how it stands.
+         */
+        ChallengeOut: {
+            /** @description those of `players` who have accepted, in the order they did */
+            accepted: string[];
+            /** @description the challenger's player id (seat 0 of the game) */
+            challenger: string;
+            /** @description the game's time control; null: nobody times out */
+            clock: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description when it was made (the server's clock, RFC 3339 UTC)
+             */
+            created_at: string;
+            /** @description who declined it (status `declined`); null otherwise */
+            declined_by: string | null;
+            /**
+             * Format: date-time
+             * @description when it lapses unless everyone has accepted
+             */
+            expires_at: string;
+            /** @description the game type, a `name` of GET /v1/game-types */
+            game: string;
+            /** @description the game it started (GET /v1/games/{game_id}); null until then */
+            game_id: string | null;
+            /** @description the challenge's id (a UUID) */
+            id: string;
+            /** @description what a seat whose time runs out gets; null without a clock */
+            on_timeout: string | null;
+            /** @description the game's options, every one spelt out */
+            options: {
+                [key: string]: unknown;
+            };
+            /** @description the challenged players' ids, seats 1, 2, ... in this order */
+            players: string[];
+            /** @description the game's result moves its players' ratings */
+            rated: boolean;
+            /** @description the game's seats: the challenger and each challenged player */
+            seats: number;
+            /** @description open (waiting for acceptances) | started (everyone accepted: `game_id` is the game) | declined | cancelled (by the challenger) | expired (not accepted by `expires_at`) */
+            status: string;
+        };
+        /**
          * ClockCredit
          * @description The service could not act for a while (every process stopped, or its store out of
          *         reach): the seats whose clocks ran get that time back (docs/api.md, "Clocks").
@@ -2453,6 +2877,11 @@ export interface components {
              * @enum {string}
              */
             type: "game_created";
+            /**
+             * @description Takebacks allowed (docs/undo.md); absent: in casual games yes, rated or tournament no.
+             * @default null
+             */
+            undo?: boolean | null;
         };
         /**
          * GameFinished
@@ -2752,6 +3181,39 @@ export interface components {
          */
         MoveResult: components["schemas"]["CaylusMoveResult"] | components["schemas"]["PlusUltraMoveResult"] | components["schemas"]["PuertoRicoMoveResult"] | components["schemas"]["SantaMariaMoveResult"];
         /**
+         * NewChallenge
+         * @description A challenge: who, which game, and the game's settings (as a new game's).
+         */
+        NewChallenge: {
+            /** @description the game's time control; none: nobody times out */
+            clock?: components["schemas"]["Fischer"] | components["schemas"]["Deadline"] | null;
+            /**
+             * @description Seconds the challenge stays open (60 s to 30 days; default a day), by the server's clock.
+             * @default 86400
+             */
+            expires_in_s?: number;
+            /** @description a `name` of GET /v1/game-types */
+            game: string;
+            /**
+             * @description What a seat whose time runs out gets (only with a `clock`; `bot:random` by default).
+             * @enum {null|string}
+             */
+            on_timeout?: "bot:random" | "bot:greedy" | "forfeit" | null;
+            /** @description Option name -> value; an option left out takes its default (GET /v1/game-types). */
+            options?: {
+                [key: string]: unknown;
+            };
+            /** @description The challenged players' ids (1 to 15, distinct, not yourself): seats 1, 2, ... in this order; you take seat 0. */
+            players: string[];
+            /**
+             * @description the game's result moves its players' ratings
+             * @default false
+             */
+            rated?: boolean;
+            /** @description How many seats: one more than `players` (422 `invalid_seats` otherwise); absent: so. */
+            seats?: number | null;
+        };
+        /**
          * NewGame
          * @description A game to create: its type, seats, options, bots, clock and the creator's seat.
          */
@@ -2784,6 +3246,8 @@ export interface components {
             seat?: number | null;
             /** @description How many seats: within the game type's min_players..max_players (422 `invalid_seats`). */
             seats: number;
+            /** @description Takebacks with consent (docs/undo.md): absent, a casual game allows them and a rated one does not; `true` allows them in a rated game, `false` refuses them in a casual one. */
+            undo?: boolean | null;
         };
         /**
          * NewPlayer
@@ -2792,6 +3256,41 @@ export interface components {
         NewPlayer: {
             /** @description 1-64 printable characters, kept without surrounding spaces (422 `invalid_name`) */
             name: string;
+        };
+        /**
+         * NewSeek
+         * @description A seek: the game you want to play, and with whom.
+         */
+        NewSeek: {
+            /** @description the game's time control; none: nobody times out */
+            clock?: components["schemas"]["Fischer"] | components["schemas"]["Deadline"] | null;
+            /**
+             * @description The bot that fills seats, one of the game type's `bots` (GET /v1/game-types); checked only with `fill_with_bots_after_s`.
+             * @default greedy
+             */
+            fill_bot?: string;
+            /** @description Seconds after which the open seats are filled with bots (1 s to 30 days); absent: never, the seek waits for players. */
+            fill_with_bots_after_s?: number | null;
+            /** @description a `name` of GET /v1/game-types */
+            game: string;
+            /**
+             * @description What a seat whose time runs out gets (only with a `clock`; `bot:random` by default).
+             * @enum {null|string}
+             */
+            on_timeout?: "bot:random" | "bot:greedy" | "forfeit" | null;
+            /** @description Option name -> value; an option left out takes its default (GET /v1/game-types). */
+            options?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description the game's result moves its players' ratings
+             * @default false
+             */
+            rated?: boolean;
+            /** @description How far from your conservative rating (mu - 3 sigma, the leaderboard's ordinal; 0 with no rated game) the others' may be, either way; null: anyone. */
+            rating_within?: number | null;
+            /** @description how many seats the table has, yours included */
+            seats: number;
         };
         /**
          * NewTournament
@@ -2804,6 +3303,8 @@ export interface components {
             clock?: {
                 [key: string]: unknown;
             } | null;
+            /** @description arena: how long it runs, in seconds from its start (60 to a week). */
+            duration_s?: number | null;
             /** @description Who may register: a least number of rated games, a rating range. Null: anyone. */
             entry?: components["schemas"]["EntryConditions"] | null;
             /** @description swiss | round-robin | knockout */
@@ -2823,6 +3324,8 @@ export interface components {
             };
             /** @description Points per rank, first to last, never increasing, one per seat of `table_size`; default 2 per place beaten (6/4/2/0 for four seats). */
             points?: number[] | null;
+            /** @description arena: no table forms in its last `quiet_s` seconds, so that games end in time; default a quarter of the duration, at most 120 s. */
+            quiet_s?: number | null;
             /**
              * @description swiss and round-robin (1-50); knockout plays until its final
              * @default 0
@@ -3211,7 +3714,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["PlusUltraPeerTrackSet"] | components["schemas"]["PlusUltraNewWorldShuffled"] | components["schemas"]["PlusUltraEstatesShuffled"] | components["schemas"]["PlusUltraNewWorldDealt"] | components["schemas"]["PlusUltraTileTurnedUp"] | components["schemas"]["PlusUltraTurnStarted"] | components["schemas"]["PlusUltraExplorationRefilled"] | components["schemas"]["PlusUltraReactivationAnswered"] | components["schemas"]["PlusUltraWarDiceRolled"] | components["schemas"]["PlusUltraCharactersShuffled"] | components["schemas"]["PlusUltraCharacterPicked"] | components["schemas"]["PlusUltraCharactersRevealed"] | components["schemas"]["PlusUltraSecretaryBonus"] | components["schemas"]["PlusUltraViceroyIncome"] | components["schemas"]["PlusUltraPeerIncome"] | components["schemas"]["PlusUltraBullAnswered"] | components["schemas"]["PlusUltraBlueColonyPlaced"] | components["schemas"]["PlusUltraCommitmentsOpened"] | components["schemas"]["PlusUltraTercioCommitted"] | components["schemas"]["PlusUltraWarPlaced"] | components["schemas"]["PlusUltraCharacterActionTaken"] | components["schemas"]["PlusUltraCharacterPassed"] | components["schemas"]["PlusUltraCommonActionTaken"] | components["schemas"]["PlusUltraTileExplored"] | components["schemas"]["PlusUltraEstateTaken"] | components["schemas"]["PlusUltraEstateDiscarded"] | components["schemas"]["PlusUltraNativesResolved"] | components["schemas"]["PlusUltraColonyResolved"] | components["schemas"]["PlusUltraLevyResolved"] | components["schemas"]["PlusUltraRaidResolved"] | components["schemas"]["PlusUltraRoundEnded"] | components["schemas"]["PlusUltraWarResolved"] | components["schemas"]["PlusUltraNativesAttacked"] | components["schemas"]["PlusUltraGoodShipped"] | components["schemas"]["PlusUltraCrownHoarded"] | components["schemas"]["PlusUltraTurnEnded"] | components["schemas"]["PlusUltraGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["PlusUltraPeerTrackSet"] | components["schemas"]["PlusUltraNewWorldShuffled"] | components["schemas"]["PlusUltraEstatesShuffled"] | components["schemas"]["PlusUltraNewWorldDealt"] | components["schemas"]["PlusUltraTileTurnedUp"] | components["schemas"]["PlusUltraTurnStarted"] | components["schemas"]["PlusUltraExplorationRefilled"] | components["schemas"]["PlusUltraReactivationAnswered"] | components["schemas"]["PlusUltraWarDiceRolled"] | components["schemas"]["PlusUltraCharactersShuffled"] | components["schemas"]["PlusUltraCharacterPicked"] | components["schemas"]["PlusUltraCharactersRevealed"] | components["schemas"]["PlusUltraSecretaryBonus"] | components["schemas"]["PlusUltraViceroyIncome"] | components["schemas"]["PlusUltraPeerIncome"] | components["schemas"]["PlusUltraBullAnswered"] | components["schemas"]["PlusUltraBlueColonyPlaced"] | components["schemas"]["PlusUltraCommitmentsOpened"] | components["schemas"]["PlusUltraTercioCommitted"] | components["schemas"]["PlusUltraWarPlaced"] | components["schemas"]["PlusUltraCharacterActionTaken"] | components["schemas"]["PlusUltraCharacterPassed"] | components["schemas"]["PlusUltraCommonActionTaken"] | components["schemas"]["PlusUltraTileExplored"] | components["schemas"]["PlusUltraEstateTaken"] | components["schemas"]["PlusUltraEstateDiscarded"] | components["schemas"]["PlusUltraNativesResolved"] | components["schemas"]["PlusUltraColonyResolved"] | components["schemas"]["PlusUltraLevyResolved"] | components["schemas"]["PlusUltraRaidResolved"] | components["schemas"]["PlusUltraRoundEnded"] | components["schemas"]["PlusUltraWarResolved"] | components["schemas"]["PlusUltraNativesAttacked"] | components["schemas"]["PlusUltraGoodShipped"] | components["schemas"]["PlusUltraCrownHoarded"] | components["schemas"]["PlusUltraTurnEnded"] | components["schemas"]["PlusUltraGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"] | components["schemas"]["UndoRequested"] | components["schemas"]["UndoAccepted"] | components["schemas"]["UndoDeclined"] | components["schemas"]["Reverted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -4285,7 +4788,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["PuertoRicoGovernorChosen"] | components["schemas"]["PuertoRicoStackShuffled"] | components["schemas"]["PuertoRicoRowDrawn"] | components["schemas"]["PuertoRicoRowDiscarded"] | components["schemas"]["PuertoRicoTurnStarted"] | components["schemas"]["PuertoRicoBuildingDrafted"] | components["schemas"]["PuertoRicoDraftFinished"] | components["schemas"]["PuertoRicoRoundStarted"] | components["schemas"]["PuertoRicoRoleChosen"] | components["schemas"]["PuertoRicoHaciendaDrawn"] | components["schemas"]["PuertoRicoHaciendaPlaced"] | components["schemas"]["PuertoRicoSettled"] | components["schemas"]["PuertoRicoPassed"] | components["schemas"]["PuertoRicoColonistsDistributed"] | components["schemas"]["PuertoRicoColonistsPlaced"] | components["schemas"]["PuertoRicoColonistShipRefilled"] | components["schemas"]["PuertoRicoBuilt"] | components["schemas"]["PuertoRicoProduced"] | components["schemas"]["PuertoRicoCraftsmanBonusTaken"] | components["schemas"]["PuertoRicoSold"] | components["schemas"]["PuertoRicoTradingHouseEmptied"] | components["schemas"]["PuertoRicoLighthousePaid"] | components["schemas"]["PuertoRicoUnionHallScored"] | components["schemas"]["PuertoRicoLoaded"] | components["schemas"]["PuertoRicoWharfShipped"] | components["schemas"]["PuertoRicoSmallWharfShipped"] | components["schemas"]["PuertoRicoGoodsStored"] | components["schemas"]["PuertoRicoShipsUnloaded"] | components["schemas"]["PuertoRicoPhaseEnded"] | components["schemas"]["PuertoRicoGuestWindowOpened"] | components["schemas"]["PuertoRicoGuestMoved"] | components["schemas"]["PuertoRicoGuestsFinished"] | components["schemas"]["PuertoRicoProspected"] | components["schemas"]["PuertoRicoRoundEnded"] | components["schemas"]["PuertoRicoGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["PuertoRicoGovernorChosen"] | components["schemas"]["PuertoRicoStackShuffled"] | components["schemas"]["PuertoRicoRowDrawn"] | components["schemas"]["PuertoRicoRowDiscarded"] | components["schemas"]["PuertoRicoTurnStarted"] | components["schemas"]["PuertoRicoBuildingDrafted"] | components["schemas"]["PuertoRicoDraftFinished"] | components["schemas"]["PuertoRicoRoundStarted"] | components["schemas"]["PuertoRicoRoleChosen"] | components["schemas"]["PuertoRicoHaciendaDrawn"] | components["schemas"]["PuertoRicoHaciendaPlaced"] | components["schemas"]["PuertoRicoSettled"] | components["schemas"]["PuertoRicoPassed"] | components["schemas"]["PuertoRicoColonistsDistributed"] | components["schemas"]["PuertoRicoColonistsPlaced"] | components["schemas"]["PuertoRicoColonistShipRefilled"] | components["schemas"]["PuertoRicoBuilt"] | components["schemas"]["PuertoRicoProduced"] | components["schemas"]["PuertoRicoCraftsmanBonusTaken"] | components["schemas"]["PuertoRicoSold"] | components["schemas"]["PuertoRicoTradingHouseEmptied"] | components["schemas"]["PuertoRicoLighthousePaid"] | components["schemas"]["PuertoRicoUnionHallScored"] | components["schemas"]["PuertoRicoLoaded"] | components["schemas"]["PuertoRicoWharfShipped"] | components["schemas"]["PuertoRicoSmallWharfShipped"] | components["schemas"]["PuertoRicoGoodsStored"] | components["schemas"]["PuertoRicoShipsUnloaded"] | components["schemas"]["PuertoRicoPhaseEnded"] | components["schemas"]["PuertoRicoGuestWindowOpened"] | components["schemas"]["PuertoRicoGuestMoved"] | components["schemas"]["PuertoRicoGuestsFinished"] | components["schemas"]["PuertoRicoProspected"] | components["schemas"]["PuertoRicoRoundEnded"] | components["schemas"]["PuertoRicoGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"] | components["schemas"]["UndoRequested"] | components["schemas"]["UndoAccepted"] | components["schemas"]["UndoDeclined"] | components["schemas"]["Reverted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -5379,6 +5882,22 @@ export interface components {
             scores: number[];
         };
         /**
+         * Reverted
+         * @description Every seat accepted: the game goes on from its state at `to_version` (nothing is
+         *         deleted: the events between stay in the log, undone).
+         */
+        Reverted: {
+            /** @description the seat whose decision was taken back */
+            seat: number;
+            /** @description the version whose state the game goes on from */
+            to_version: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reverted";
+        };
+        /**
          * RoundOut
          * @description One round of a tournament.
          */
@@ -5813,7 +6332,7 @@ export interface components {
                 [key: string]: number;
             } | null;
             /** @description The event's data: one of the game's events, or of its lifecycle's (the service's own: `game_created`, `seat_taken`, ...); `type` tells which. */
-            data: components["schemas"]["SantaMariaStartPlayerChosen"] | components["schemas"]["SantaMariaStartingShipsPlaced"] | components["schemas"]["SantaMariaMonkTilesDrawn"] | components["schemas"]["SantaMariaShipStackShuffled"] | components["schemas"]["SantaMariaExpansionStacksShuffled"] | components["schemas"]["SantaMariaDisplayDealt"] | components["schemas"]["SantaMariaWhiteDiceRolled"] | components["schemas"]["SantaMariaColoniesDealt"] | components["schemas"]["SantaMariaDraftStarted"] | components["schemas"]["SantaMariaColonyChosen"] | components["schemas"]["SantaMariaStartingGoodsGiven"] | components["schemas"]["SantaMariaBlueDiceRolled"] | components["schemas"]["SantaMariaYearStarted"] | components["schemas"]["SantaMariaResourcesSold"] | components["schemas"]["SantaMariaResourcesBought"] | components["schemas"]["SantaMariaAlchemyUsed"] | components["schemas"]["SantaMariaTilePlaced"] | components["schemas"]["SantaMariaBuildingActivated"] | components["schemas"]["SantaMariaDieActivated"] | components["schemas"]["SantaMariaRetired"] | components["schemas"]["SantaMariaShippingIncomeQueued"] | components["schemas"]["SantaMariaEffectStarted"] | components["schemas"]["SantaMariaResourceGained"] | components["schemas"]["SantaMariaCoinsGained"] | components["schemas"]["SantaMariaPointsScored"] | components["schemas"]["SantaMariaDecisionOpened"] | components["schemas"]["SantaMariaDeclined"] | components["schemas"]["SantaMariaTraded"] | components["schemas"]["SantaMariaShipped"] | components["schemas"]["SantaMariaDockRefilled"] | components["schemas"]["SantaMariaReligionAdvanced"] | components["schemas"]["SantaMariaConquistadorAdvanced"] | components["schemas"]["SantaMariaBlueDieUnlocked"] | components["schemas"]["SantaMariaMonkRecruited"] | components["schemas"]["SantaMariaRoadPlaced"] | components["schemas"]["SantaMariaTurnEnded"] | components["schemas"]["SantaMariaConquistadorScored"] | components["schemas"]["SantaMariaYearCleanedUp"] | components["schemas"]["SantaMariaGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"];
+            data: components["schemas"]["SantaMariaStartPlayerChosen"] | components["schemas"]["SantaMariaStartingShipsPlaced"] | components["schemas"]["SantaMariaMonkTilesDrawn"] | components["schemas"]["SantaMariaShipStackShuffled"] | components["schemas"]["SantaMariaExpansionStacksShuffled"] | components["schemas"]["SantaMariaDisplayDealt"] | components["schemas"]["SantaMariaWhiteDiceRolled"] | components["schemas"]["SantaMariaColoniesDealt"] | components["schemas"]["SantaMariaDraftStarted"] | components["schemas"]["SantaMariaColonyChosen"] | components["schemas"]["SantaMariaStartingGoodsGiven"] | components["schemas"]["SantaMariaBlueDiceRolled"] | components["schemas"]["SantaMariaYearStarted"] | components["schemas"]["SantaMariaResourcesSold"] | components["schemas"]["SantaMariaResourcesBought"] | components["schemas"]["SantaMariaAlchemyUsed"] | components["schemas"]["SantaMariaTilePlaced"] | components["schemas"]["SantaMariaBuildingActivated"] | components["schemas"]["SantaMariaDieActivated"] | components["schemas"]["SantaMariaRetired"] | components["schemas"]["SantaMariaShippingIncomeQueued"] | components["schemas"]["SantaMariaEffectStarted"] | components["schemas"]["SantaMariaResourceGained"] | components["schemas"]["SantaMariaCoinsGained"] | components["schemas"]["SantaMariaPointsScored"] | components["schemas"]["SantaMariaDecisionOpened"] | components["schemas"]["SantaMariaDeclined"] | components["schemas"]["SantaMariaTraded"] | components["schemas"]["SantaMariaShipped"] | components["schemas"]["SantaMariaDockRefilled"] | components["schemas"]["SantaMariaReligionAdvanced"] | components["schemas"]["SantaMariaConquistadorAdvanced"] | components["schemas"]["SantaMariaBlueDieUnlocked"] | components["schemas"]["SantaMariaMonkRecruited"] | components["schemas"]["SantaMariaRoadPlaced"] | components["schemas"]["SantaMariaTurnEnded"] | components["schemas"]["SantaMariaConquistadorScored"] | components["schemas"]["SantaMariaYearCleanedUp"] | components["schemas"]["SantaMariaGameEnded"] | components["schemas"]["GameCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["RandomnessFixed"] | components["schemas"]["TimedOut"] | components["schemas"]["ClockCredit"] | components["schemas"]["SeatForfeited"] | components["schemas"]["GameFinished"] | components["schemas"]["GameAborted"] | components["schemas"]["RematchOffered"] | components["schemas"]["RematchAccepted"] | components["schemas"]["UndoRequested"] | components["schemas"]["UndoAccepted"] | components["schemas"]["UndoDeclined"] | components["schemas"]["Reverted"];
             /** @description The seat whose decision (a bot's too) or seat it is; "system" for the service's own events and the setup. */
             seat: number | string;
             /**
@@ -6785,6 +7304,63 @@ export interface components {
             type: "seat_taken";
         };
         /**
+         * SeekList
+         * @description The caller's seeks.
+         */
+        SeekList: {
+            /** @description newest first (200 at most) */
+            seeks: components["schemas"]["SeekOut"][];
+        };
+        /**
+         * SeekOut
+         * @description A seek: the table wanted, and how it stands.
+         */
+        SeekOut: {
+            /** @description the game's time control; null: nobody times out */
+            clock: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description when it was made (the server's clock, RFC 3339 UTC)
+             */
+            created_at: string;
+            /** @description when bots fill the table unless players have (null: never) */
+            fill_at: string | null;
+            /** @description the bot that fills the seats */
+            fill_bot: string;
+            /** @description seconds until bots fill the table; null: never */
+            fill_with_bots_after_s: number | null;
+            /** @description the game type, a `name` of GET /v1/game-types */
+            game: string;
+            /** @description the game it was seated at (GET /v1/games/{game_id}); null until then */
+            game_id: string | null;
+            /** @description the seek's id (a UUID) */
+            id: string;
+            /** @description what a seat whose time runs out gets; null without a clock */
+            on_timeout: string | null;
+            /** @description the game's options, every one spelt out */
+            options: {
+                [key: string]: unknown;
+            };
+            /** @description the seeker's player id */
+            player: string;
+            /** @description the game's result moves its players' ratings */
+            rated: boolean;
+            /** @description The seeker's conservative rating (mu - 3 sigma) of the game type when the seek was made. */
+            rating: number;
+            /** @description how far the others' ratings may be, either way; null: any */
+            rating_within: number | null;
+            /** @description the seeker's seat in that game; null until matched */
+            seat: number | null;
+            /** @description the table's seats, the seeker's included */
+            seats: number;
+            /** @description open (waiting) | matched (`game_id` is the game) | cancelled */
+            status: string;
+            /** @description Who sits at the table, in seat order (player ids; null for a bot's seat); empty until then. */
+            table: (string | null)[];
+        };
+        /**
          * StreamToken
          * @description A short-lived token that opens the caller's streams without its API key.
          */
@@ -6846,6 +7422,8 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
+            /** @description An arena's end (RFC 3339, UTC), set when it starts; null for the other formats. */
+            ends_at?: string | null;
             /** @description in registration order */
             entrants: components["schemas"]["Entrant"][];
             /** @description the tournament's id (a UUID) */
@@ -6860,12 +7438,14 @@ export interface components {
             };
             /** @description the most uneven entrant's most minus least held seat */
             seat_spread: number;
-            /** @description One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first (docs/tournaments.md). */
+            /** @description One line per entrant, best first: place (shared on a full tie), entrant, name, points, opponents_points, score (its games' total score), games, withdrawn, withdrawn_reason. A knockout's order is how far each went: the final's ranks first, then the round each was knocked out in, later first. An arena's lines have `wins` and `streak` (its next game counts double) instead of opponents_points (docs/tournaments.md). */
             standings: {
                 [key: string]: unknown;
             }[];
             /** @description open | running | finished | cancelled */
             status: string;
+            /** @description An arena's games still running at its end: they do not count; empty otherwise. */
+            uncounted?: string[];
         };
         /**
          * TournamentPage
@@ -6909,6 +7489,48 @@ export interface components {
             status: string;
             /** @description seats per table */
             table_size: number;
+        };
+        /**
+         * UndoAccepted
+         * @description A seat accepted the standing takeback request.
+         */
+        UndoAccepted: {
+            /** @description the seat that accepted */
+            seat: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "undo_accepted";
+        };
+        /**
+         * UndoDeclined
+         * @description A seat declined the standing takeback request (its requester: withdrew it).
+         */
+        UndoDeclined: {
+            /** @description the seat that declined */
+            seat: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "undo_declined";
+        };
+        /**
+         * UndoRequested
+         * @description A seat asked to take back its last decision (docs/undo.md): its clock pauses, and
+         *         every other seat must accept (bots at once).
+         */
+        UndoRequested: {
+            /** @description the seat that asked */
+            seat: number;
+            /** @description the version the game goes back to: right before that decision */
+            to_version: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "undo_requested";
         };
         /**
          * Withdraw
@@ -6981,6 +7603,574 @@ export interface operations {
                 };
                 content: {
                     "text/plain; version=1.0.0; charset=utf-8": string;
+                };
+            };
+        };
+    };
+    listChallenges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    createChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewChallenge"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    /** @description The new resource */
+                    Location?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    getChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    acceptChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    cancelChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    declineChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    exportChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stream Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
                 };
             };
         };
@@ -8509,6 +9699,300 @@ export interface operations {
             };
         };
     };
+    requestUndo: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    acceptUndo: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    declineUndo: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
     listKeys: {
         parameters: {
             query?: never;
@@ -8901,6 +10385,389 @@ export interface operations {
             };
             /** @description Unprocessable Content */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    listSeeks: {
+        parameters: {
+            query?: {
+                all?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    createSeek: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSeek"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    /** @description The new resource */
+                    Location?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    getSeek: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    cancelSeek: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description `true` when this answers again a request made before with the same key */
+                    "Idempotent-Replayed"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+        };
+    };
+    exportSeek: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stream Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
