@@ -109,54 +109,11 @@ def _charge(t: Tabletop, player: Player) -> None:
 
 
 def _challenge_out(s: Stream) -> ChallengeOut:
-    c = s.first()
-    declined = s.last("declined")
-    started = s.last("started")
-    return ChallengeOut(
-        id=s.id,
-        status=ch.status(s),
-        challenger=c["challenger"],
-        players=c["players"],
-        accepted=ch.accepted(s),
-        declined_by=declined["player"] if declined else None,
-        game=c["game"],
-        seats=c["seats"],
-        options=c["options"],
-        clock=c["clock"],
-        on_timeout=c["on_timeout"],
-        rated=c["rated"],
-        created_at=s.created_at,
-        expires_at=c["expires_at"],
-        game_id=started["game"] if started else None,
-    )
+    return ChallengeOut(**ch.summary(s))
 
 
 def _seek_out(s: Stream) -> SeekOut:
-    c = s.first()
-    matched = s.last("matched")
-    table: list[str | None] = []
-    if matched:
-        table = [*matched["players"], *([None] * len(matched["bots"]))]
-    return SeekOut(
-        id=s.id,
-        status=sk.status(s),
-        player=c["player"],
-        game=c["game"],
-        seats=c["seats"],
-        options=c["options"],
-        clock=c["clock"],
-        on_timeout=c["on_timeout"],
-        rated=c["rated"],
-        rating=c["ordinal"],
-        rating_within=c["rating_within"],
-        fill_with_bots_after_s=c["fill_with_bots_after_s"],
-        fill_bot=c["fill_bot"],
-        fill_at=c["fill_at"],
-        created_at=s.created_at,
-        game_id=matched["game"] if matched else None,
-        seat=matched["seat"] if matched else None,
-        table=table,
-    )
+    return SeekOut(**sk.summary(s))
 
 
 def _caller(t: Tabletop, request: Request[Any, Any, Any]) -> Player:
@@ -196,11 +153,11 @@ async def create_challenge(
         t = tabletop
         player = _caller(t, request)
         service = _competition(t).challenges
-        if idempotency_key is None:
+        # Charged before it is made (a refusal must make nothing), except a keyed retry of a
+        # create already made, which is answered again for free.
+        if idempotency_key is None or not service.made_with(player, idempotency_key):
             _charge(t, player)
         done = service.create(player, data, idempotency_key)
-        if idempotency_key is not None and not done.replayed:
-            _charge(t, player)  # (a keyed create is charged once it is new)
         return _challenge_out(done.stream), done.replayed
 
     out, replayed = await anyio.to_thread.run_sync(create)
@@ -289,12 +246,14 @@ def get_challenge(tabletop: Shared, challenge_id: FromPath[UUID]) -> ChallengeOu
     responses=documented(400, 401),
 )
 def list_challenges(request: Request[Any, Any, Any], tabletop: Shared) -> ChallengeList:
-    """Your challenges, received and sent, newest first.
+    """Your challenges, received and sent, newest first. A list: it trails the writes by
+    the read model's lag (usually milliseconds); read a challenge itself when it must be
+    current.
 
     Example: GET /v1/challenges"""
     player = _caller(tabletop, request)
     found = _competition(tabletop).challenges.list_for(player)
-    return ChallengeList([_challenge_out(s) for _, s in found])
+    return ChallengeList([ChallengeOut(**row) for row in found])
 
 
 @get(
@@ -347,11 +306,10 @@ async def create_seek(
     def create() -> tuple[SeekOut, bool]:
         t = tabletop
         player = _caller(t, request)
-        if idempotency_key is None:
-            _charge(t, player)
-        done = _competition(t).seeks.create(player, data, t.reads.rating_of, idempotency_key)
-        if idempotency_key is not None and not done.replayed:
-            _charge(t, player)
+        service = _competition(t).seeks
+        if idempotency_key is None or not service.made_with(player, idempotency_key):
+            _charge(t, player)  # (before it is made; a keyed retry is free: see above)
+        done = service.create(player, data, t.reads.rating_of, idempotency_key)
         return _seek_out(done.stream), done.replayed
 
     out, replayed = await anyio.to_thread.run_sync(create)
@@ -419,12 +377,14 @@ def get_seek(tabletop: Shared, seek_id: FromPath[UUID]) -> SeekOut:
 def list_seeks(
     request: Request[Any, Any, Any], tabletop: Shared, all: FromQuery[bool] = False
 ) -> SeekList:
-    """Your open seeks, newest first (`?all=true`: matched and cancelled ones too).
+    """Your open seeks, newest first (`?all=true`: matched and cancelled ones too). A
+    list: it trails the writes by the read model's lag (usually milliseconds); read a seek
+    itself when it must be current.
 
     Example: GET /v1/seeks"""
     player = _caller(tabletop, request)
     found = _competition(tabletop).seeks.list_for(player, only_open=not all)
-    return SeekList([_seek_out(s) for _, s in found])
+    return SeekList([SeekOut(**row) for row in found])
 
 
 @get(

@@ -24,7 +24,6 @@ from api.bootstrap import Shared, Tabletop
 from api.errors import documented
 from api.hub import ANY_GAME
 from api.live import EVENT_STREAM, HEARTBEAT, RETRY_MS, NotAcceptable
-from projections.competition import notices_with_competition
 from projections.notices import Notice
 
 NDJSON = "application/x-ndjson"
@@ -38,10 +37,9 @@ async def _notices(t: Tabletop, player_id: str, after: int) -> AsyncIterator[byt
     with t.live.watching(ANY_GAME) as woken:
         while True:
             woken.clear()
-            # the games' notices and the challenges' and seeks' (projections/competition.py)
-            rows = await anyio.to_thread.run_sync(
-                notices_with_competition, t.reads, t.store, player_id, after
-            )
+            # the games' notices and the challenges' and seeks', one table and one id space
+            # (projections/notices.py, projections/competition.py)
+            rows = await anyio.to_thread.run_sync(t.reads.notices_for, player_id, after)
             for row in rows:
                 yield row
             if rows:
@@ -84,7 +82,8 @@ async def player_stream(
 ) -> ServerSentEvent | Stream:
     """The caller's notices across all its games, oldest first, then live: `your_turn`
     (`seat`, `version`, `deadline`), `game_started`, `game_finished` (`rank`),
-    `game_aborted`, `timed_out`, `rematch_offered` (`rematch`: the new game's id). Each
+    `game_aborted`, `timed_out`, `rematch_offered` (`rematch`: the new game's id),
+    `challenge_received` (`data.challenge`), `seek_matched` (`data.seek`, `data.seat`). Each
     has an `id` that grows; reconnect with `Last-Event-ID` (or `after`) to miss nothing.
     A `your_turn` may repeat while the game moves on: check `legal-moves`.
     `Accept: text/event-stream` gives Server-Sent Events (the event name is the kind);

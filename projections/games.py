@@ -1,6 +1,8 @@
 """The games projection: every stored game event updates that game's summary (and, when
-players, status or result change, its seat rows); other streams (players, seeds) only move
-the tracked position. A game whose stored events no longer read or fold is left as it was
+players, status or result change, its seat rows); tournaments, challenges and seeks (known
+by their events' type prefix) update their own rows (projections/tournaments.py,
+projections/competition.py); other streams (players, seeds) only move the tracked
+position. A game whose stored events no longer read or fold is left as it was
 (and logged): damage to one game must not stop the read models of all the others.
 
 Whose turn it is comes from the rules, so the projection folds each game as the service
@@ -21,12 +23,15 @@ import structlog
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
+from projections.competition import Batch as CompetitionBatch
+from projections.competition import is_competition
 from projections.notices import PER_EVENT, Notice, Told, notices
 from projections.ratings import Ratings
 from projections.summary import summarize
 from projections.tournaments import tournament_row
 from projections.views import NAME, Extra, GamesView, GameWrite
 from service import clocks
+from service.challenge_log import Noticed
 from service.fold import (
     GAME_CREATED,
     GAME_FINISHED,
@@ -68,10 +73,15 @@ class GamesProjection(Projection[GamesView]):
         by_game: dict[UUID, list[Recorded]] = {}  # a game's events stay in log order
         positions: dict[int, int] = {}  # id(event) -> its position in the log
         tournaments: dict[UUID, tuple[int, int]] = {}  # -> (latest version, creation position)
+        competition = CompetitionBatch()  # challenges, seeks, their notices (competition.py)
         for event, tracking in batch:
             if isinstance(event, Recorded) and event.type.startswith(TOURNAMENT):
                 seq = tournaments.get(event.originator_id, (0, tracking.notification_id))[1]
                 tournaments[event.originator_id] = (event.originator_version, seq)
+            elif isinstance(event, Recorded) and is_competition(event.type):
+                competition.add(event, tracking.notification_id)  # (by prefix: no query)
+            elif isinstance(event, Noticed):
+                competition.notice(event, tracking.notification_id)
             elif isinstance(event, Recorded):
                 by_game.setdefault(event.originator_id, []).append(event)
                 positions[id(event)] = tracking.notification_id
@@ -110,6 +120,7 @@ class GamesProjection(Projection[GamesView]):
                     history = {"game_id": str(fold.id), "seq": position, "at": at}
                     extra.history.append({**row, **history})
             extra.tournaments = [self._tournament(t, *v) for t, v in tournaments.items()]
+            competition.rows(lambda s, lte: self.view.game_events(s, lte=lte), extra)
             self.view.write(writes, batch[-1][1], extra)
         except BaseException:
             self._folds.clear()  # folds advanced in place past what was committed

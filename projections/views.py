@@ -4,7 +4,8 @@ written in one transaction (each event applied exactly once).
 
 Tables: `rm_games` (one row per game: its summary, and `seq`, the notification id of its
 creation, which orders the lists newest first and keys the cursors) and `rm_seats` (one row
-per seat a player holds: the player's history). The SQL is shared; only the placeholders,
+per seat a player holds: the player's history), and beside them the indexes, notices,
+ratings, tournaments, challenges and seeks below. The SQL is shared; only the placeholders,
 table qualification and types differ between the two stores.
 """
 
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Mapper, Tracking, TrackingRecorder
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
@@ -78,25 +80,56 @@ _DDL = [
     " tournament_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, status TEXT NOT NULL,"
     " summary TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rm_tournaments_seq ON {tournaments} (seq)",
+    # Challenges (projections/competition.py): a row per challenge and player in it (the
+    # challenger and each challenged), `seq` the position of its creation, `summary` its
+    # JSON (service/challenges.py summary): a player's list is one indexed range.
+    "CREATE TABLE IF NOT EXISTS {challenges} ("
+    " challenge_id TEXT NOT NULL, player_id TEXT NOT NULL, seq BIGINT NOT NULL,"
+    " status TEXT NOT NULL, summary TEXT NOT NULL, PRIMARY KEY (challenge_id, player_id))",
+    "CREATE INDEX IF NOT EXISTS rm_challenges_player ON {challenges} (player_id, seq)",
+    # Seeks: one row each; `fill_at` (us) only while it is open with a bot-fill time, so
+    # the timekeeper finds the pools due with one indexed range.
+    "CREATE TABLE IF NOT EXISTS {seeks} ("
+    " seek_id TEXT PRIMARY KEY, player_id TEXT NOT NULL, seq BIGINT NOT NULL,"
+    " status TEXT NOT NULL, pool_id TEXT NOT NULL, fill_at BIGINT, summary TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rm_seeks_player ON {seeks} (player_id, seq)",
+    "CREATE INDEX IF NOT EXISTS rm_seeks_player_status ON {seeks} (player_id, status, seq)",
+    "CREATE INDEX IF NOT EXISTS rm_seeks_fill ON {seeks} (fill_at)",
 ]
 _TABLES = (
-    "seats", "games", "deadlines", "bot_turns", "notices", "ratings", "history", "tournaments"
+    "seats",
+    "games",
+    "deadlines",
+    "bot_turns",
+    "notices",
+    "ratings",
+    "history",
+    "tournaments",
+    "challenges",
+    "seeks",
 )
 _NAMES = {t: f"rm_{t}" for t in _TABLES} | {"history": "rm_rating_history", "meta": "rm_meta"}
 # What these tables hold and how: a read model built by another version is dropped when a
 # process creates the tables, and the runner rebuilds it from the log (a rebuild is the only
 # migration). Bump it with any change to a table or to what its rows say. (1: before it was
-# kept; 2: ratings by bot spec, rating history with its time, change and games.)
-READ_MODEL_VERSION = 2
+# kept; 2: ratings by bot spec, rating history with its time, change and games; 3:
+# challenges, seeks and their notices.)
+READ_MODEL_VERSION = 3
 
 
 class Extra:
-    """What a batch writes beside the games: new ratings, rating history, tournaments."""
+    """What a batch writes beside the games: new ratings, rating history, tournaments,
+    challenges and seeks (projections/competition.py) and their notices."""
 
     def __init__(self) -> None:
         self.ratings: list[dict[str, Any]] = []
         self.history: list[dict[str, Any]] = []
         self.tournaments: list[dict[str, Any]] = []
+        # (challenge id, player id, seq, status, summary JSON)
+        self.challenges: list[tuple[str, str, int, str, str]] = []
+        # (seek id, player id, seq, status, pool id, fill_at us or None, summary JSON)
+        self.seeks: list[tuple[str, str, int, str, str, int | None, str]] = []
+        self.notices: list[Notice] = []
 
 
 # `applied` counts the events applied to the row; it equals `version` when each event was
@@ -233,6 +266,38 @@ class GamesView(TrackingRecorder):
                 ),
                 [(t["id"], t["seq"], t["status"], t["summary"]) for t in extra.tournaments],
             )
+        self._write_competition(c, extra)
+
+    def _write_competition(self, c: Any, extra: Extra) -> None:
+        """Challenges' and seeks' rows (a row's `seq` stays its creation's) and notices."""
+        if extra.challenges:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {challenges} (challenge_id, player_id, seq, status, summary)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (challenge_id, player_id) DO UPDATE SET"
+                    " status = excluded.status, summary = excluded.summary"
+                ),
+                extra.challenges,
+            )
+        if extra.seeks:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {seeks} (seek_id, player_id, seq, status, pool_id, fill_at,"
+                    " summary) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (seek_id) DO UPDATE SET"
+                    " status = excluded.status, fill_at = excluded.fill_at,"
+                    " summary = excluded.summary"
+                ),
+                extra.seeks,
+            )
+        if extra.notices:
+            c.executemany(
+                self._sql(
+                    "INSERT INTO {notices} (id, player_id, game_id, kind, body)"
+                    " VALUES (?, ?, ?, ?, ?)"
+                ),
+                [(n.id, n.player, n.game, n.kind, encode_notice(n).decode())
+                 for n in extra.notices],
+            )  # fmt: skip
 
     def _index(
         self, c: Any, table: str, column: str, rows: list[tuple[str, int | None, bool]]
@@ -499,6 +564,34 @@ class GamesView(TrackingRecorder):
             c.execute(self._sql(sql), ('%"starts_at":"%',))
             return [str(r["tournament_id"]) for r in c.fetchall()]
 
+    # ---- challenges and seeks (projections/competition.py) ---------------------------------
+
+    def challenges_of(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+        """The player's challenges, received and sent, newest first (their summaries)."""
+        sql = "SELECT summary FROM {challenges} WHERE player_id = ? ORDER BY seq DESC LIMIT ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (player_id, limit))
+            return [_decode_row(r["summary"]) for r in c.fetchall()]
+
+    def seeks_of(self, player_id: str, only_open: bool, limit: int) -> list[dict[str, Any]]:
+        """The player's seeks (the open ones with `only_open`), newest first."""
+        where = " AND status = 'open'" if only_open else ""
+        sql = f"SELECT summary FROM {{seeks}} WHERE player_id = ?{where} ORDER BY seq DESC LIMIT ?"
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (player_id, limit))
+            return [_decode_row(r["summary"]) for r in c.fetchall()]
+
+    def seek_pools_due(self, until: int, limit: int = 1000) -> list[str]:
+        """The seek pools with an open seek whose fill time is `until` (us) or earlier, the
+        longest due first (the timekeeper's tick fills them)."""
+        sql = (
+            "SELECT pool_id, MIN(fill_at) AS due FROM {seeks} WHERE fill_at <= ?"
+            " GROUP BY pool_id ORDER BY due LIMIT ?"
+        )
+        with self._cursor(commit=False) as c:
+            c.execute(self._sql(sql), (until, limit))
+            return [str(r["pool_id"]) for r in c.fetchall()]
+
     def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row, in a stable order: to compare two builds of the read model."""
         out: dict[str, list[tuple[Any, ...]]] = {}
@@ -511,6 +604,8 @@ class GamesView(TrackingRecorder):
             ("ratings", self.tables["ratings"], "game, participant"),
             ("history", self.tables["history"], "participant, game_id"),
             ("tournaments", self.tables["tournaments"], "tournament_id"),
+            ("challenges", self.tables["challenges"], "challenge_id, player_id"),
+            ("seeks", self.tables["seeks"], "seek_id"),
         )
         for key, name, order in tables:
             with self._cursor(commit=False) as c:
@@ -531,6 +626,11 @@ class GamesView(TrackingRecorder):
             self._events = self._event_recorder()
         stored = self._events.select_events(game_id, lte=lte)
         return [self._mapper.to_domain_event(s) for s in stored]
+
+
+def _decode_row(summary: Any) -> dict[str, Any]:
+    row: dict[str, Any] = msgspec.json.decode(str(summary))
+    return row
 
 
 class PostgresGamesView(GamesView, PostgresTrackingRecorder):

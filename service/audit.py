@@ -570,4 +570,8 @@ def _table_differs(state: Any, number: int, table: Any, game: list[dict[str, Any
     result = (footer or {}).get("result") or {}
     if result.get("ranks") != table.ranks or result.get("scores") != table.scores:
         return "the recorded result is not the game's"
+    ended = next((e.get("at") for e in events if e.get("type") == GAME_FINISHED), None)
+    ends = getattr(state, "ends_at", None)
+    if ends is not None and ended is not None and clocks.micros(str(ended)) > clocks.micros(ends):
+        return "an arena's game counted though it finished after the arena's end"
     return None

@@ -4,11 +4,10 @@ chaining new events onto it, the notices a write leaves for players, and the exp
 A challenge, a seek and a seek pool (the open seeks of one game, seats, options, clock and
 rating; service/seeks.py) are each a stream of hash-chained `Recorded` events beside the
 games, like a tournament. What a player must hear of them (`challenge_received`,
-`seek_matched`) and what lists a player's challenges and seeks is a `Noticed` event, saved
-in the same transaction as the event that causes it, each in a stream of its own (one
-event, so a retry can never write it twice). Noticed events have a topic of their own: the
-player stream and the lists read them from the log by that topic alone, with their log
-position, so their ids sort with the games' notices (projections/competition.py).
+`seek_matched`) is a `Noticed` event, saved in the same transaction as the event that
+causes it, each in a stream of its own (one event, so a retry can never write it twice).
+The read model (projections/competition.py) turns both into rows: the notices into the
+games' notice table, with ids from their log positions, and the streams into the lists.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ CHALLENGE = "challenge_"
 SEEK = "seek_"
 POOL = "seek_pool_"
 EXPORT_FORMATS = {CHALLENGE: "tabletop-challenge/1", SEEK: "tabletop-seek/1"}
-PAGE = 1000  # notifications per read of the log
 
 
 @dataclass(frozen=True)
@@ -40,7 +38,9 @@ class Noticed(DomainEvent):
     """What a player is told of a challenge or seek (`kind`), or a line of its lists."""
 
     player: str
-    kind: str  # challenge_received | challenge_sent | seek_opened | seek_matched
+    # challenge_received | seek_matched (challenge_sent and seek_opened: in older logs,
+    # from before the lists were read from the read model; ignored)
+    kind: str
     subject: str  # the challenge's or seek's id
     data: dict[str, Any]
 
@@ -88,12 +88,21 @@ class Stream(msgspec.Struct):
 def read_stream(store: EventStoreApp, stream_id: UUID, prefix: str, code: str) -> Stream:
     """The stream `stream_id` of events `<prefix>*` (404 `code` when there is none)."""
     events = [e for e in store.events.get(stream_id) if isinstance(e, Recorded)]
+    stream = stream_of(events, prefix)
+    if stream is None:
+        raise NotFound(code, f"no {prefix.rstrip('_').replace('_', ' ')} {stream_id}")
+    return stream
+
+
+def stream_of(events: list[Recorded], prefix: str) -> Stream | None:
+    """The stream these stored events (all of one stream, from its first) make, or None
+    when they are not a stream of `<prefix>*` events (the read model folds them too)."""
     if (
         not events
         or not events[0].type.startswith(prefix)
         or not events[0].type.endswith("created")
     ):
-        raise NotFound(code, f"no {prefix.rstrip('_').replace('_', ' ')} {stream_id}")
+        return None
     keys: dict[str, dict[str, Any]] = {}
     for e in events:
         if e.idempotency_key is not None and e.idempotency_key not in keys:
@@ -106,7 +115,7 @@ def read_stream(store: EventStoreApp, stream_id: UUID, prefix: str, code: str) -
         last.at,
         events[0].at,
         keys,
-        str(stream_id),
+        str(events[0].originator_id),
     )
 
 
@@ -146,27 +155,6 @@ def reused() -> Unprocessable:
     return Unprocessable(
         "idempotency_key_reused", "this Idempotency-Key was used for another request"
     )
-
-
-def notices_between(
-    store: EventStoreApp, after: int, upto: int, player: str | None = None
-) -> list[tuple[int, Noticed]]:
-    """(log position, notice) of every Noticed event at positions after `after` up to
-    `upto`, of `player` when given, in log order."""
-    out: list[tuple[int, Noticed]] = []
-    start = after
-    while start < upto:
-        page = store.recorder.select_notifications(
-            start, PAGE, stop=upto, topics=[NOTICED], inclusive_of_start=False
-        )
-        for notification in page:
-            event = store.mapper.to_domain_event(notification)
-            if isinstance(event, Noticed) and (player is None or event.player == player):
-                out.append((notification.id, event))
-        if len(page) < PAGE:
-            break
-        start = page[-1].id
-    return out
 
 
 def export(store: EventStoreApp, stream_id: UUID, prefix: str) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, Protocol
 from uuid import UUID
 
 import msgspec
@@ -32,7 +32,6 @@ from service.challenge_log import (
     chained,
     found,
     noticed,
-    notices_between,
     read_stream,
     reused,
 )
@@ -84,16 +83,48 @@ def accepted(stream: Stream) -> list[str]:
     return [d["player"] for t, d in stream.events if t == "accepted"]
 
 
+def summary(s: Stream) -> dict[str, Any]:
+    """The challenge as the API shows it (api/challenges.py ChallengeOut) and the read
+    model lists it (projections/competition.py)."""
+    c = s.first()
+    declined = s.last("declined")
+    started = s.last("started")
+    return {
+        "id": s.id,
+        "status": status(s),
+        "challenger": c["challenger"],
+        "players": c["players"],
+        "accepted": accepted(s),
+        "declined_by": declined["player"] if declined else None,
+        "game": c["game"],
+        "seats": c["seats"],
+        "options": c["options"],
+        "clock": c["clock"],
+        "on_timeout": c["on_timeout"],
+        "rated": c["rated"],
+        "created_at": s.created_at,
+        "expires_at": c["expires_at"],
+        "game_id": started["game"] if started else None,
+    }
+
+
+class Listed(Protocol):
+    """The read model's list of a player's challenges (projections/views.py)."""
+
+    def challenges_of(self, player_id: str, limit: int) -> list[dict[str, Any]]: ...
+
+
 def game_of(challenge_id: UUID) -> UUID:
     """The id of the game a challenge starts: the same in every process, for every retry."""
     return uuid.uuid5(NAMESPACE, f"challenge-game:{challenge_id}")
 
 
 class ChallengeService:
-    def __init__(self, games: Games) -> None:
+    def __init__(self, games: Games, index: Listed) -> None:
         self.games = games
         self.store = games.store
         self.players = Players(games.store)
+        self.index = index
 
     # ---- writes ------------------------------------------------------------------------
 
@@ -112,7 +143,6 @@ class ChallengeService:
             about = {"challenge": str(challenge_id), "by": challenger.id, "game": new.game}
             events += [noticed(p, "challenge_received", challenge_id, about)
                        for p in config["players"]]  # fmt: skip
-            events.append(noticed(challenger.id, "challenge_sent", challenge_id, about))
             return events
 
         written = self._run(challenge_id, decide, new=True)
@@ -148,6 +178,12 @@ class ChallengeService:
 
         return self._write(challenge_id, decide, key, "cancelled", player)
 
+    def made_with(self, challenger: Player, key: str) -> bool:
+        """Whether `key` made a challenge of `challenger`'s already (a retry: not charged
+        against the limit, so checked before the create)."""
+        challenge_id = keyed_game_id(challenger.id, "challenge:" + key)
+        return found(self.store, challenge_id, CHALLENGE) is not None
+
     # ---- reads -------------------------------------------------------------------------
 
     def get(self, challenge_id: UUID) -> Stream:
@@ -160,15 +196,18 @@ class ChallengeService:
         self._start(s, challenge_id)
         return s
 
-    def list_for(self, player: Player) -> list[tuple[UUID, Stream]]:
-        """The player's challenges, received and sent, newest first."""
-        upto = self.store.recorder.max_notification_id() or 0
-        seen: dict[str, None] = {}
-        for _, n in notices_between(self.store, 0, upto, player.id):
-            if n.kind in ("challenge_received", "challenge_sent"):
-                seen[n.subject] = None
-        ids = list(reversed(seen))[:MAX_LISTED]
-        return [(UUID(i), self.get(UUID(i))) for i in ids]
+    def list_for(self, player: Player) -> list[dict[str, Any]]:
+        """The player's challenges, received and sent, newest first (summaries). From the
+        read model, so the list trails the log like every list (docs/api.md); but a row
+        still open there after its `expires_at` is read from the store (`get`, which
+        records the expiry): a lapsed challenge is never listed as open."""
+        out = []
+        now = clocks.micros(self.games.now())
+        for row in self.index.challenges_of(player.id, MAX_LISTED):
+            if row["status"] == "open" and now >= clocks.micros(row["expires_at"]):
+                row = summary(self.get(UUID(row["id"])))
+            out.append(row)
+        return out
 
     # ---- inside ------------------------------------------------------------------------
 

@@ -273,11 +273,14 @@ def bot_move(
 def choose_bot_move(fold: Fold, seed: bytes, seat: int, bot: str) -> Any:
     """What the bot named `bot` decides for `seat` now, from the seat's information only
     (never the true state). Its randomness comes from the seed and the version, so a game
-    plays the same whoever runs its bots. It may think for a while: call it off the loop."""
+    plays the same whoever runs its bots, and again after a takeback. It may think for a
+    while: call it off the loop."""
 
     chosen_by = resolve_bot(fold.game, bot)
     info = SeatInfo.of(fold.game, fold.state, seat)
-    return chosen_by(fold.game, info, rng_for(fold.rules_seed(seed), fold.version, "bot"))
+    # By the line's version: a position reached again after a takeback gets the same answer
+    # (a takeback must not re-roll a bot's reply).
+    return chosen_by(fold.game, info, rng_for(fold.rules_seed(seed), fold.line_version, "bot"))
 
 
 def _decision(

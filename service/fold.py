@@ -138,6 +138,26 @@ class Fold:
     undo_yes: frozenset[int] = frozenset()
     undo_paused: int | None = None
     undo_last: tuple[Any, ...] | None = None  # (seat, command, key, at) of the last decision
+    # Versions not on the game's line since its last revert: a revert to v at version r
+    # puts the game back at v, so what a position decides by its version (a bot's choice)
+    # is decided the same on the line again (`line_version`).
+    # Each revert's (version, offset from then on), oldest first.
+    line_breaks: tuple[tuple[int, int], ...] = ()
+    finished_at: str | None = None  # the stamp of its `game_finished`
+
+    @property
+    def line_offset(self) -> int:
+        return self.line_breaks[-1][1] if self.line_breaks else 0
+
+    @property
+    def line_version(self) -> int:
+        """The version this position had when the game first reached it (its version, but
+        after a revert: the line version of the position reverted to, and on from there)."""
+        return self.version - self.line_offset
+
+    def _line_version_of(self, version: int) -> int:
+        offset = next((o for start, o in reversed(self.line_breaks) if start <= version), 0)
+        return version - offset
 
     @property
     def status(self) -> GameStatus:
@@ -311,6 +331,7 @@ class Fold:
             self.fixed_seeds = list(data["client_seeds"])
         elif type_ == GAME_FINISHED:
             self.result = msgspec.convert(data["result"], Result)
+            self.finished_at = self.last_at
         elif type_ == GAME_ABORTED:
             self.aborted = True
         elif type_ == REMATCH_OFFERED:  # its offerer has accepted it too
@@ -332,20 +353,24 @@ class Fold:
                 raise ValueError(f"reverted to {data['to_version']}: no such take-back point")
             self.state = self.game.clone(point[1])
             self.takeback = takebacks.reverted(self.takeback, data["to_version"])
+            back_to = self._line_version_of(data["to_version"])
+            self.line_breaks = (*self.line_breaks, (self.version, self.version - back_to))
             self.overdue = frozenset()
 
     def _note_decision(self, e: Any, in_place: bool) -> None:
-        """A rules event: the first of a decision (every event of a decision carries its
-        seat, command, key and stamp; the next decision differs in one of them) moves the
-        decider's take-back point (service/undo.py). `in_place`: the state is evolved in
-        place next, so the point keeps a copy."""
+        """A rules event: kept in the takeback log (every event of a decision, so that the
+        log is re-run as the audit re-runs a game: a decision, then as many events as it
+        made). The first of a person's decision (every event of one carries its seat,
+        command, key and stamp; the next decision differs in one of them, for a person's
+        key is its request's) moves that person's take-back point (service/undo.py).
+        `in_place`: the state is evolved in place next, so the point keeps a copy."""
         mark = (e.seat, e.command, e.idempotency_key, e.at)
-        if not isinstance(e.seat, int) or e.command is None or mark == self.undo_last:
-            self.undo_last = mark if e.command is not None else None
+        if not isinstance(e.seat, int) or e.command is None:
+            self.undo_last = None
             return
-        self.undo_last = mark
-        before = self.game.clone(self.state) if in_place else self.state
-        person = e.seat not in self.bots
+        first, self.undo_last = mark != self.undo_last, mark
+        person = first and e.seat not in self.bots  # (only a person's decision is a point)
+        before = self.game.clone(self.state) if in_place and person else self.state
         self.takeback = takebacks.noted(
             self.takeback, self.version - 1, e.seat, e.command, before, person
         )

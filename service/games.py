@@ -182,8 +182,8 @@ class Games:
         started = time.perf_counter()
         arrived = arrived or self.now()
         if self.resuming.since is not None:  # after a gap: not before the clocks' credit
-            cached = self.current.cached(game_id)
-            if cached is None or cached.clock is not None:
+            fold, _ = await self.writes.game(game_id)(False)  # (404 for no such game)
+            if fold.clock is not None:
                 await self.resuming.check()
 
         def decide(current: tuple[Fold, bytes], at: str) -> Decided | Answered:

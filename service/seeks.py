@@ -16,17 +16,17 @@ no rating) lies within every other's range, and no player sits twice. A new seek
 matched with the oldest compatible seeks first. A seek with `fill_with_bots_after_s` is,
 once that time has passed on the service's clock with the seek still open, seated with
 whichever compatible seeks are open and bots in the other seats: by the timekeeper's tick
-(`tick`, for the pools this process has seen a fill wait in) or by the first read of the
-seek after that time, whichever comes first.
+(`tick`: the read model lists the open seeks with their fill times, so any process fills
+any pool, after a restart too) or by the first read of the seek after that time,
+whichever comes first.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, Protocol
 from uuid import UUID
 
 import msgspec
@@ -45,7 +45,6 @@ from service.challenge_log import (
     chained,
     found,
     noticed,
-    notices_between,
     read_stream,
     reused,
 )
@@ -110,6 +109,45 @@ def status(stream: Stream) -> str:
     return "open" if last == "created" else last
 
 
+def summary(s: Stream) -> dict[str, Any]:
+    """The seek as the API shows it (api/challenges.py SeekOut) and the read model lists
+    it (projections/competition.py)."""
+    c = s.first()
+    matched = s.last("matched")
+    table: list[str | None] = []
+    if matched:
+        table = [*matched["players"], *([None] * len(matched["bots"]))]
+    return {
+        "id": s.id,
+        "status": status(s),
+        "player": c["player"],
+        "game": c["game"],
+        "seats": c["seats"],
+        "options": c["options"],
+        "clock": c["clock"],
+        "on_timeout": c["on_timeout"],
+        "rated": c["rated"],
+        "rating": c["ordinal"],
+        "rating_within": c["rating_within"],
+        "fill_with_bots_after_s": c["fill_with_bots_after_s"],
+        "fill_bot": c["fill_bot"],
+        "fill_at": c["fill_at"],
+        "created_at": s.created_at,
+        "game_id": matched["game"] if matched else None,
+        "seat": matched["seat"] if matched else None,
+        "table": table,
+    }
+
+
+class Listed(Protocol):
+    """The read model's seeks (projections/views.py): a player's, and the pools whose
+    earliest open seek's fill time has come."""
+
+    def seeks_of(self, player_id: str, only_open: bool, limit: int) -> list[dict[str, Any]]: ...
+
+    def seek_pools_due(self, until: int, limit: int = 1000) -> list[str]: ...
+
+
 def waiting(pool: Stream | None) -> list[Waiting]:
     """The pool's open seeks, oldest first."""
     out: dict[str, Waiting] = {}
@@ -144,11 +182,10 @@ def table_for(first: Waiting, others: list[Waiting], seats: int) -> list[Waiting
 
 
 class SeekService:
-    def __init__(self, games: Games) -> None:
+    def __init__(self, games: Games, index: Listed) -> None:
         self.games = games
         self.store = games.store
-        self._fills: dict[UUID, str] = {}  # pool -> its earliest fill time seen here
-        self._lock = threading.Lock()
+        self.index = index
 
     # ---- writes ------------------------------------------------------------------------
 
@@ -194,12 +231,9 @@ class SeekService:
                 pool_events.append(self._matched(table, []))
                 events += self._seeks_matched(pool_events[-1], table, at, new_seek=events[0])
             events += chained(pool_id, pool, pool_events, POOL, at, key)
-            events.append(noticed(player.id, "seek_opened", seek_id, {"seek": str(seek_id)}))
             return events
 
         written = self._run(pool_id, decide)
-        if written:
-            self._remember(pool_id)
         seek = self.get(seek_id)
         return Keyed(seek, replayed=not written)
 
@@ -256,14 +290,19 @@ class SeekService:
         return made
 
     def tick(self) -> int:
-        """(The timekeeper) fill the pools whose earliest fill time has come."""
-        now = clocks.micros(self.games.now())
-        with self._lock:
-            due = [p for p, at in self._fills.items() if clocks.micros(at) <= now]
+        """(The timekeeper) fill the pools whose earliest fill time has come, as the read
+        model lists them: whatever process made the seeks, and since whenever. A pool the
+        read model still lists after its fill (it trails the log) is decided again on the
+        pool as stored, and nothing is written twice."""
+        due = self.index.seek_pools_due(clocks.micros(self.games.now()))
         for pool_id in due:
-            self.fill(pool_id)
-            self._remember(pool_id)
+            self.fill(UUID(pool_id))
         return len(due)
+
+    def made_with(self, player: Player, key: str) -> bool:
+        """Whether `key` made a seek of `player`'s already (a retry: not charged against the
+        limit, so checked before the create)."""
+        return found(self.store, keyed_game_id(player.id, "seek:" + key), SEEK) is not None
 
     # ---- reads -------------------------------------------------------------------------
 
@@ -281,13 +320,21 @@ class SeekService:
             self._start(UUID(seek.first()["pool"]), matched)
         return seek
 
-    def list_for(self, player: Player, only_open: bool) -> list[tuple[UUID, Stream]]:
-        """The player's seeks (the open ones with `only_open`), newest first."""
-        upto = self.store.recorder.max_notification_id() or 0
-        ids = [n.subject for _, n in notices_between(self.store, 0, upto, player.id)
-               if n.kind == "seek_opened"]  # fmt: skip
-        out = [(UUID(i), self.get(UUID(i))) for i in reversed(ids)]
-        return [(i, s) for i, s in out if not only_open or status(s) == "open"][:MAX_LISTED]
+    def list_for(self, player: Player, only_open: bool) -> list[dict[str, Any]]:
+        """The player's seeks (the open ones with `only_open`), newest first (summaries).
+        From the read model, so the list trails the log like every list (docs/api.md); but
+        a row still open there after its fill time is read from the store (`get`, which
+        fills it then), as a read of the seek would be."""
+        out = []
+        now = clocks.micros(self.games.now())
+        for row in self.index.seeks_of(player.id, only_open, MAX_LISTED):
+            fill_at = row["fill_at"]
+            if row["status"] == "open" and fill_at and clocks.micros(fill_at) <= now:
+                row = summary(self.get(UUID(row["id"])))
+                if only_open and row["status"] != "open":
+                    continue
+            out.append(row)
+        return out
 
     # ---- inside ------------------------------------------------------------------------
 
@@ -337,16 +384,6 @@ class SeekService:
                 {"rated": c["rated"]}, game_id,
             )
         )  # fmt: skip
-
-    def _remember(self, pool_id: UUID) -> None:
-        """Keep the pool's earliest fill time for the tick (none left: forget it)."""
-        pool = found(self.store, pool_id, POOL)
-        times = [w.fill_at for w in waiting(pool) if w.fill_at is not None]
-        with self._lock:
-            if times:
-                self._fills[pool_id] = min(times)
-            else:
-                self._fills.pop(pool_id, None)
 
     def _run(self, pool_id: UUID, decide: Callable[[Stream | None, str], list[Any]]) -> int:
         """One write of the pool (and the seeks it touches) through the write driver,

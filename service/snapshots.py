@@ -76,6 +76,8 @@ class _Snapshot(msgspec.Struct, array_like=True):
     # Keyed lifecycle requests (resign, abort, leave, takebacks): a retry after a snapshot
     # is still answered again (absent from older snapshots).
     lifecycle_keys: dict[str, tuple[str, str | None]] = {}
+    line_breaks: list[tuple[int, int]] = []  # (absent from older snapshots)
+    finished_at: str | None = None  # (absent from older snapshots)
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -164,6 +166,8 @@ def encode(fold: Fold) -> bytes:
             undo_paused=fold.undo_paused,
             undo_last=list(fold.undo_last) if fold.undo_last is not None else None,
             lifecycle_keys=fold.lifecycle_keys,
+            line_breaks=list(fold.line_breaks),
+            finished_at=fold.finished_at,
         )
     )
 
@@ -204,6 +208,8 @@ def restore(game_id: UUID, created: Envelope, data: bytes) -> Fold:
     fold.undo_paused = snap.undo_paused
     fold.undo_last = tuple(snap.undo_last) if snap.undo_last is not None else None
     fold.lifecycle_keys = {k: (kind, who) for k, (kind, who) in snap.lifecycle_keys.items()}
+    fold.line_breaks = tuple((v, o) for v, o in snap.line_breaks)
+    fold.finished_at = snap.finished_at
     return fold
 
 

@@ -30,6 +30,7 @@ import structlog
 from service import clocks
 from service.bot_runner import AwaitingBots, BotRunner, swept
 from service.competition import Competition
+from service.competition import Index as CompetitionIndex
 from service.errors import STORE_DOWN
 from service.games import Games
 from service.settings import Settings
@@ -46,8 +47,9 @@ STALE = 2.0  # seconds without a beat that make a gap (the next tick credits it)
 CATCH_UP = 30.0  # seconds a takeover waits for the read model to hold every stored event
 
 
-class Deadlines(Protocol):
-    """The read model's deadline index and running tournaments (projections/views.py)."""
+class Deadlines(CompetitionIndex, Protocol):
+    """The read model's deadline index and running tournaments (projections/views.py), and
+    the challenges' and seeks' lists and due seek pools (service/competition.py)."""
 
     def due(self, until: int, limit: int = 1000) -> list[tuple[int, str]]: ...
 
@@ -66,11 +68,13 @@ class Timekeeper:
         self.games = games
         self.deadlines = deadlines
         self.tournaments = TournamentService(games.store, games)
-        self.competition = Competition(games)  # seeks filled with bots (service/seeks.py)
+        # seeks filled with bots (service/seeks.py), the pools due read from the read model
+        self.competition = Competition(games, deadlines)
         self.applied = 0  # timeouts written by this timekeeper (tests, metrics)
         self.credited = 0  # games credited for a gap (tests, metrics)
         self.taking_over = True  # the next tick credits the gap before the last beat
         self.last_beat: int | None = None  # (us) this timekeeper's last beat
+        self.beating = False  # its beats run beside its ticks (`run`)
 
     def take_over(self) -> int:
         """Credit every running timed game for the time since the service's last beat (the
@@ -96,6 +100,14 @@ class Timekeeper:
         self.taking_over = False
         self.beat()
         return credited
+
+    def _frozen(self) -> bool:
+        """(Running with its beats) whether no beat was made for STALE: the process was
+        frozen (stopped, suspended) and this tick woke before the beats did. A tick called
+        on its own (the tests' fake clocks) has no beats to miss."""
+        if not self.beating or self.last_beat is None:
+            return False
+        return clocks.micros(self.games.now()) - self.last_beat > STALE * 1_000_000
 
     def _index_caught_up(self) -> None:
         """Wait (CATCH_UP at most) until the read model's index holds every event stored so
@@ -138,7 +150,7 @@ class Timekeeper:
     def tick(self) -> int:
         """Apply every timeout due now, earliest deadline first; how many were written.
         After a takeover, the gap is credited first (`take_over`)."""
-        if self.taking_over:
+        if self.taking_over or self._frozen():
             self.take_over()
         else:
             self.beat()
@@ -192,6 +204,7 @@ class Timekeeper:
         done = threading.Event()  # this tenure's end: the beats stop with it
         beats = threading.Thread(target=self._beating, args=(done,), daemon=True)
         beats.start()
+        self.beating = True
         try:
             while not stop.is_set():
                 try:
@@ -203,6 +216,7 @@ class Timekeeper:
                     pause = RETRY
                 stop.wait(pause)
         finally:
+            self.beating = False
             done.set()
             beats.join()
 

@@ -279,9 +279,10 @@ class TournamentService:
         events: list[dict[str, Any]] = []
         if state.rounds:
             current = state.rounds[-1]
+            ends = state.ends_at  # an arena counts only the games finished by its end
             for table in current.tables:
                 if table.ranks is None:
-                    done = self._result(current.number, table.table, UUID(table.game))
+                    done = self._result(current.number, table.table, UUID(table.game), ends)
                     if done is not None:
                         events.append(done)
         for event in events:
@@ -377,12 +378,19 @@ class TournamentService:
             if table.ranks is None and not self.games.reads.exists(game_id):
                 self._table_game(state, number, table.table, table.seats, game_id)
 
-    def _result(self, number: int, table: int, game_id: UUID) -> dict[str, Any] | None:
+    def _result(
+        self, number: int, table: int, game_id: UUID, by: str | None = None
+    ) -> dict[str, Any] | None:
+        """The table's result once its game has finished (by `by`, when given: a game that
+        finished after an arena's end stays uncounted, however late the director looks)."""
         try:
             fold = self.games.reads.get(game_id)
         except NotFound:  # not made yet: `_create_games` makes it
             return None
         if fold.result is None:
+            return None
+        finished = fold.finished_at or fold.last_at
+        if by is not None and clocks.micros(finished) > clocks.micros(by):
             return None
         return {
             "type": "table_finished",

@@ -26,16 +26,17 @@ UNDO_DECLINED = "undo_declined"  # {seat}: another seat refuses, or the requeste
 REVERTED = "reverted"  # {seat, to_version}: the game goes on from the state at to_version
 UNDO_EVENTS = frozenset({UNDO_REQUESTED, UNDO_ACCEPTED, UNDO_DECLINED, REVERTED})
 
-# The most decisions kept since a take-back point: an older point is dropped (a takeback
-# is for the decision just made, not for a long line of them).
-MAX_SINCE = 64
+# The most rules events kept since a take-back point: an older point is dropped (a
+# takeback is for the decision just made, not for a long line of them).
+MAX_SINCE = 256
 SAMPLES = 4  # hidden parts drawn again to check that what the requester saw did not depend
 
 
 @dataclass(frozen=True)
 class Points:
     """Each person's take-back point, (seat, to_version, rules state at to_version), and the
-    decisions since the oldest, (version before it, seat, command as recorded). Immutable:
+    rules events since the oldest, (version before it, seat, command as recorded: a
+    decision's events share its seat and command). Immutable:
     a fold replaces it, so copies of a fold share it safely (the states are never evolved:
     a revert clones the one it goes back to)."""
 
@@ -46,7 +47,7 @@ class Points:
         return next(((v, st) for s, v, st in self.points if s == seat), None)
 
     def since(self, version: int) -> list[tuple[int, Any]]:
-        """(seat, command) of each decision made from `version` on."""
+        """(seat, command) of each rules event from `version` on."""
         return [(seat, command) for v, seat, command in self.log if v >= version]
 
 
@@ -56,11 +57,12 @@ NONE = Points()
 def noted(
     points: Points, version: int, seat: int, command: Any, before: Any, person: bool
 ) -> Points:
-    """A decision of `seat` made at `version` (the state `before` it): a person's point
-    moves to it; the log keeps it while a point is older."""
-    kept = tuple(p for p in points.points if p[0] != seat)
+    """A rules event of `seat`'s decision `command`, made at `version` (the state `before`
+    it): the first of a person's decision moves their point to it (`person`); the log keeps
+    it while a point is older."""
+    kept = points.points
     if person:
-        kept += ((seat, version, before),)
+        kept = (*(p for p in kept if p[0] != seat), (seat, version, before))
     log = (*points.log, (version, seat, command))
     if len(log) > MAX_SINCE:
         log = log[-MAX_SINCE:]
@@ -135,15 +137,21 @@ def _seen(
     the state reached."""
     state = game.clone(state)
     seen: list[Any] = []
+    i = 0
     try:
-        for actor, recorded in decisions:
+        while i < len(decisions):  # a decision, then past as many logged events as it made
+            actor, recorded = decisions[i]
             command = msgspec.convert(recorded, game.command_type)
-            for event in game.decide(state, actor, command, _NoDraws()):
+            made = game.decide(state, actor, command, _NoDraws())
+            if not made or decisions[i : i + len(made)] != [(actor, recorded)] * len(made):
+                return None, state  # not the events that were logged
+            for event in made:
                 shown = game.redact(event, seat)
                 if redacted_refused and shown != event:
                     return None, state
                 state = game.evolve(state, event)
                 seen += [msgspec.to_builtins(shown), msgspec.to_builtins(game.view(state, seat))]
+            i += len(made)
     except (_Drew, RuleError, msgspec.ValidationError):
         return None, state
     return seen, state

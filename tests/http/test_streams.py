@@ -82,7 +82,8 @@ def test_an_eventsource_signs_in_with_a_stream_token(served: dict[str, Any]) -> 
     lines = _first_lines(c, f"/v1/players/me/stream?token={token}", 3, headers=SSE)
     assert lines[0] == f"retry: {RETRY_MS}" and any(x.startswith("event: ") for x in lines)
     # The game stream sees the game through ada's seat: her own hidden card is shown.
-    every = 1 + 3 * api.game(game)["version"]  # retry, then id, event and data per event
+    # retry, then id, event and data per event (once the bot has moved: the game stands)
+    every = 1 + 3 * api.settled(game, ada)["version"]
     seen = _first_lines(c, f"/v1/games/{game}/stream?token={token}", every, headers=SSE)
     spectator = _first_lines(c, f"/v1/games/{game}/stream", every, headers=SSE)
     assert seen != spectator and len(seen) == len(spectator)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Callable
 from uuid import UUID
 
@@ -32,6 +33,7 @@ from tests.support import clock_oracle
 from tests.support.clock import FakeClock
 from tests.support.games import GameService
 from tests.support.timed import exported, played, rehashed, solo, verified
+from tests.support.waits import wait_until
 
 
 def _credits(store: EventStoreApp, game_id: UUID) -> list[dict[str, object]]:
@@ -163,4 +165,36 @@ def test_a_timeout_does_not_overtake_a_move_that_arrived_in_time(
     timed_out, moved = games.blocking(race())
     assert timed_out is None and moved is not None
     assert [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"] == []
+    verified(service, store, fold.id)
+
+
+def test_a_frozen_timekeeper_credits_the_freeze_whichever_of_its_threads_wakes_first(
+    service: GameService, store: EventStoreApp, ada: Player, clock: FakeClock, runner: GamesRunner
+) -> None:
+    """The whole process stops (SIGSTOP, a suspended machine) while a player thinks, past
+    her deadline. Its beats notice the gap when they wake (the beat thread, run for real
+    here); a tick that wakes before them must notice it too, and credit it rather than
+    apply the timeout."""
+    fold = solo(service, ada, "bot:random")
+    runner.caught_up(10)
+    keeper = Timekeeper(service.games, view_for(store))
+    stop = threading.Event()
+    running = threading.Thread(target=keeper.run, args=(stop,), daemon=True)
+    running.start()
+    try:
+        wait_until(lambda: keeper.last_beat is not None and not keeper.taking_over, 30,
+                   "the timekeeper beating")  # fmt: skip
+        clock.advance(70)  # frozen 70 s: her 60 s ran out meanwhile, on the wall's clock
+        wait_until(lambda: _credits(store, fold.id), 30, "the freeze credited")
+    finally:
+        stop.set()
+        running.join(30)
+    assert [e for e in stored_lines(store, fold.id) if e["type"] == "timed_out"] == []
+    assert _credits(store, fold.id)[0]["data"]["ms"] == 70_000
+    # The tick wakes first: its beats (asleep) have not seen the gap yet.
+    keeper.beating, keeper.taking_over = True, False  # as while `run` runs
+    clock.advance(70)
+    assert keeper.tick() == 0, "the tick applied a timeout for the freeze"
+    assert [c["data"]["ms"] for c in _credits(store, fold.id)] == [70_000, 70_000]
+    keeper.beating = False
     verified(service, store, fold.id)

@@ -221,3 +221,25 @@ def _recomputed(events: list[Any], size: int) -> list[dict[str, Any]]:
             "withdrawn_reason": None, "place": place,
         })  # fmt: skip
     return out
+
+
+def test_a_game_that_ends_after_the_arena_does_not_count_however_late_the_director(
+    store: EventStoreApp,
+    tournaments: TournamentService,
+    games: GameService,
+    organiser: Player,
+    clock: FakeClock,
+) -> None:
+    body = {"game": "caylus", "format": "arena", "table_size": 2, "duration_s": 60,
+            "quiet_s": 0}  # fmt: skip
+    tid = UUID(tournaments.create(organiser, msgspec.convert(body, NewTournament)).folded.state.id)
+    ada, bob = (Players(store).register(name)[0] for name in ("ada", "bob"))
+    for player in (ada, bob):
+        tournaments.register(player, tid, None)
+    state = tournaments.start(organiser, tid).folded.state
+    (table,) = arena.tables(state)
+    clock.advance(100)  # past its end, and the director has not looked yet
+    games.resign(ada, UUID(table.game))  # the game ends now, 40 s after the arena
+    done = tournaments.advance(tid).state
+    assert done.status == "finished" and done.uncounted == {table.game}
+    assert [line["games"] for line in done.standings] == [0, 0]

@@ -5,15 +5,23 @@ retries with the same Idempotency-Key."""
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import msgspec
 import pytest
 
+from service.audit import stored_lines
 from service.errors import Conflict, Problem
 from service.players import Player, Players
 from service.store import EventStoreApp
 from tests.support.clock import FakeClock
 from tests.support.games import GameService
-from tests.support.timed import verified
+from tests.support.sampling import (
+    base_seed,
+    print_seed,  # noqa: F401 (autouse: a failure shows the seed)
+)
+from tests.support.timed import FISCHER, verified
 from tests.undo.play import GAMES, play_until, shown, table
 
 SEED = 7  # the random moves' seed (printed by a failure)
@@ -171,3 +179,73 @@ def test_a_snapshot_keeps_the_takeback(
     assert differ == ["clock"] and snapshots.same(restored, asked), (
         differ
     )  # (clock: compared by value)
+
+
+@pytest.mark.parametrize("name", ["caylus", "puerto-rico"])
+def test_a_takeback_does_not_reroll_the_bots_reply(
+    service: GameService, store: EventStoreApp, clock: FakeClock, ada: Player, name: str
+) -> None:
+    """Ada moves, the random bots answer; she takes it back (they accept at once) and plays
+    the same move again: they answer the same, so she cannot fish for a reply she likes.
+    (A bot decides from the seed and the position's version on the game's line.)"""
+    rng = random.Random(f"{base_seed()}/reroll/{name}")
+    seats = 3 if name == "puerto-rico" else 2
+    bots = {s: "random" for s in range(1, seats)}
+    created = service.create(
+        ada, name, seats, {}, bots, 0, FISCHER, "bot:random", rated=True, undo=True
+    )
+    fold = service.settled(created.id)
+    replayed = 0
+    for _ in range(40):
+        if fold.over:
+            break
+        move = msgspec.to_builtins(rng.choice(fold.game.legal_commands(fold.state, 0)))
+        before = fold.version
+        service.move(ada, fold.id, before, move, f"m{before}")
+        fold = service.settled(fold.id)
+        first = _bots_answers(store, fold.id, before)
+        if not first or fold.over:
+            continue
+        try:
+            service.undo(ada, fold.id, f"u{fold.version}")
+        except Conflict:  # across randomness: nothing to compare
+            continue
+        fold = service.settled(fold.id)
+        again = fold.version
+        service.move(ada, fold.id, again, move, f"again{again}")
+        fold = service.settled(fold.id)
+        second = _bots_answers(store, fold.id, again)
+        assert first[: len(second)] == second[: len(first)], "the bots answered otherwise"
+        replayed += 1
+    assert replayed >= 5, "too few takebacks to tell"
+    verified(service, store, fold.id)
+
+
+def _bots_answers(store: EventStoreApp, game_id: Any, after: int) -> list[tuple[int, Any]]:
+    lines = stored_lines(store, game_id)
+    return [(x["seat"], x["command"]) for x in lines
+            if x["version"] > after and isinstance(x["seat"], int) and x["seat"] != 0
+            and x["command"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_caylus_takebacks_are_never_refused_even_after_identical_bot_decisions(
+    service: GameService, clock: FakeClock, ada: Player, seed: int
+) -> None:
+    """Caylus draws and hides nothing after its setup: every takeback is allowed, even when
+    a bot made the same decision twice in a row at the same stamp (the takeback log keeps
+    every event, and is re-run decision by decision as the audit re-runs a game)."""
+    rng = random.Random(f"{base_seed()}/caylus-undo/{seed}")
+    created = service.create(ada, "caylus", 2, {}, {1: "random"}, 0, FISCHER, "bot:random")
+    fold = service.settled(created.id)
+    for _ in range(150):
+        if fold.over:
+            break
+        move = msgspec.to_builtins(rng.choice(fold.game.legal_commands(fold.state, 0)))
+        clock.advance(rng.random() * 2)
+        service.move(ada, fold.id, fold.version, move, f"m{fold.version}")
+        fold = service.settled(fold.id)
+        if fold.over or rng.random() < 0.4:
+            continue
+        service.undo(ada, fold.id, f"u{fold.version}")  # never refused
+        fold = service.settled(fold.id)

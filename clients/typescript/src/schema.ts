@@ -65,7 +65,7 @@ export interface paths {
         };
         /**
          * Your challenges, received and sent, newest first
-         * @description Your challenges, received and sent, newest first.
+         * @description Your challenges, received and sent, newest first. A list: it trails the writes by the read model's lag (usually milliseconds); read a challenge itself when it must be current.
          *
          *     Example:
          *
@@ -834,7 +834,7 @@ export interface paths {
         };
         /**
          * The caller's notices across all its games, oldest first, then live
-         * @description The caller's notices across all its games, oldest first, then live: `your_turn` (`seat`, `version`, `deadline`), `game_started`, `game_finished` (`rank`), `game_aborted`, `timed_out`, `rematch_offered` (`rematch`: the new game's id). Each has an `id` that grows; reconnect with `Last-Event-ID` (or `after`) to miss nothing. A `your_turn` may repeat while the game moves on: check `legal-moves`. `Accept: text/event-stream` gives Server-Sent Events (the event name is the kind); `Accept: application/x-ndjson` gives one JSON notice per line. A browser's EventSource signs in with `?token=` (POST /v1/stream-tokens) instead of a header.
+         * @description The caller's notices across all its games, oldest first, then live: `your_turn` (`seat`, `version`, `deadline`), `game_started`, `game_finished` (`rank`), `game_aborted`, `timed_out`, `rematch_offered` (`rematch`: the new game's id), `challenge_received` (`data.challenge`), `seek_matched` (`data.seek`, `data.seat`). Each has an `id` that grows; reconnect with `Last-Event-ID` (or `after`) to miss nothing. A `your_turn` may repeat while the game moves on: check `legal-moves`. `Accept: text/event-stream` gives Server-Sent Events (the event name is the kind); `Accept: application/x-ndjson` gives one JSON notice per line. A browser's EventSource signs in with `?token=` (POST /v1/stream-tokens) instead of a header.
          *
          *     Example:
          *
@@ -912,7 +912,7 @@ export interface paths {
         };
         /**
          * Your open seeks, newest first
-         * @description Your open seeks, newest first (`?all=true`: matched and cancelled ones too).
+         * @description Your open seeks, newest first (`?all=true`: matched and cancelled ones too). A list: it trails the writes by the read model's lag (usually milliseconds); read a seek itself when it must be current.
          *
          *     Example:
          *
