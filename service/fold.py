@@ -319,6 +319,7 @@ class Fold:
             self.client_seeds[data["seat"]] = None
         elif type_ == TIMED_OUT:
             self.overdue = self.overdue | {data["seat"]}
+            self.takeback = takebacks.dropped(self.takeback, data["seat"])  # no undo across it
             if self.clock is not None:
                 self.clock.timed_out(data["seat"])
         elif type_ == CLOCK_CREDIT:
@@ -369,7 +370,9 @@ class Fold:
             self.undo_last = None
             return
         first, self.undo_last = mark != self.undo_last, mark
-        person = first and e.seat not in self.bots  # (only a person's decision is a point)
+        # Only a person's own decision is a point: not a bot's, nor the one a timeout's bot
+        # makes for a person's seat.
+        person = first and e.seat not in self.bots and e.seat not in self.overdue
         before = self.game.clone(self.state) if in_place and person else self.state
         self.takeback = takebacks.noted(
             self.takeback, self.version - 1, e.seat, e.command, before, person

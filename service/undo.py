@@ -72,6 +72,12 @@ def noted(
     return Points(kept, log)
 
 
+def dropped(points: Points, seat: int) -> Points:
+    """`seat` has no point any more (it timed out: what its bot decided is not its own to
+    take back, and nothing before the timeout either)."""
+    return Points(tuple(p for p in points.points if p[0] != seat), points.log)
+
+
 def reverted(points: Points, to_version: int) -> Points:
     """After a revert to `to_version`: the decisions from it on are undone, and so are the
     points they made (the points before them stand)."""

@@ -21,7 +21,7 @@ from tests.support.sampling import (
     base_seed,
     print_seed,  # noqa: F401 (autouse: a failure shows the seed)
 )
-from tests.support.timed import FISCHER, verified
+from tests.support.timed import FISCHER, solo, verified
 from tests.undo.play import GAMES, play_until, shown, table
 
 SEED = 7  # the random moves' seed (printed by a failure)
@@ -249,3 +249,24 @@ def test_caylus_takebacks_are_never_refused_even_after_identical_bot_decisions(
             continue
         service.undo(ada, fold.id, f"u{fold.version}")  # never refused
         fold = service.settled(fold.id)
+
+
+def test_a_timed_out_seat_cannot_take_back_what_its_bot_decided(
+    service: GameService, store: EventStoreApp, clock: FakeClock, ada: Player
+) -> None:
+    """Her time ran out and the timeout's bot decided for her seat: that decision is not
+    hers to take back, nor anything before the timeout (the opponents' consent aside)."""
+    fold = solo(service, ada, "bot:random")
+    assert fold.undo  # a casual game: takebacks allowed
+    move = msgspec.to_builtins(fold.game.legal_commands(fold.state, 0)[0])
+    service.move(ada, fold.id, fold.version, move, "mine")  # a decision of her own first
+    fold = service.settled(fold.id)
+    while 0 not in fold.awaiting() and not fold.over:
+        fold = service.settled(fold.id)
+    clock.advance(3600)
+    assert service.time_out(fold.id) is not None
+    fold = service.settled(fold.id)  # the timeout's bot decided for her
+    with pytest.raises(Conflict) as refused:
+        service.undo(ada, fold.id, "after-timeout")
+    assert refused.value.code == "undo_nothing_to_take_back"
+    verified(service, store, fold.id)
