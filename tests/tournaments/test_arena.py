@@ -33,6 +33,7 @@ from tests.support.clock import FakeClock
 from tests.support.games import GameService
 from tests.support.sampling import (
     base_seed,
+    games_per_config,
     print_seed,  # noqa: F401 (autouse: a failure shows the seed)
 )
 
@@ -243,3 +244,83 @@ def test_a_game_that_ends_after_the_arena_does_not_count_however_late_the_direct
     done = tournaments.advance(tid).state
     assert done.status == "finished" and done.uncounted == {table.game}
     assert [line["games"] for line in done.standings] == [0, 0]
+
+
+def test_random_arenas_keep_their_invariants_and_standings() -> None:
+    """A property over random arenas driven through the production pool and standings (the
+    director's events applied to the state as it applies them): random entrant counts and
+    table sizes, tables finishing in random order with random ranks (ties, forfeits) and
+    withdrawals. Always: every table is full, nobody sits at two running tables or is
+    seated after withdrawing, and the standings are this test's own arithmetic over the
+    recorded results in their recorded order. TABLETOP_GAMES scales the count."""
+
+    for i in range(10 * games_per_config()):
+        where = f"TABLETOP_SEED={base_seed()} arena={i}"
+        rng = random.Random(f"{base_seed()}/arena-property/{i}")
+        size = rng.randint(2, 5)
+        state = _state(rng.randint(size, 3 * size + 3), size)
+        running: list[int] = []
+        for _ in range(rng.randint(1, 40)):
+            formed = arena.pair(state)
+            busy = {e for t in arena.tables(state) if t.ranks is None for e in t.seats}
+            for table in formed:
+                assert len(table) == size and len(set(table)) == size, where
+                assert not set(table) & busy and not set(table) & state.withdrawn, where
+                busy |= set(table)
+            if formed:
+                first = len(arena.tables(state))
+                listed = [{"table": first + k, "seats": t, "game": f"g{first + k}"}
+                          for k, t in enumerate(formed)]  # fmt: skip
+                kind = "tables_added" if state.rounds else "round_started"
+                state = evolve(state, "t", {"type": kind, "round": 1, "tables": listed,
+                                            "byes": []})  # fmt: skip
+                running += [t["table"] for t in listed]
+            rng.shuffle(running)
+            for _ in range(rng.randint(0, len(running))):  # some tables finish, any order
+                number = running.pop()
+                ranks = sorted(rng.randint(1, size) for _ in range(size))
+                rng.shuffle(ranks)
+                forfeited = [s for s in range(size) if rng.random() < 0.1]
+                state = evolve(state, "t", {"type": "table_finished", "round": 1,
+                                            "table": number, "ranks": ranks,
+                                            "scores": [rng.randint(0, 50) for _ in ranks],
+                                            "forfeited": forfeited})  # fmt: skip
+            if rng.random() < 0.1 and state.active:
+                gone = rng.choice(state.active)
+                state = evolve(state, "t", {"type": "withdrawn", "entrant": gone,
+                                            "reason": "requested"})  # fmt: skip
+        assert standings(state) == _by_hand(state, size), where
+
+
+def _by_hand(state: Tournament, size: int) -> list[dict[str, Any]]:
+    """The standings from the state's recorded results, by this test's own arithmetic."""
+    scale = default_points(size)
+    rows = {e: {"points": 0.0, "wins": 0, "score": 0, "games": 0, "run": 0}
+            for e in state.entrants}  # fmt: skip
+    done = sorted((t for t in arena.tables(state) if t.ranks is not None),
+                  key=lambda t: t.finished or 0)  # fmt: skip
+    for t in done:
+        assert t.ranks is not None and t.scores is not None
+        for seat, e in enumerate(t.seats):
+            row = rows[e]
+            gained = scale[t.ranks[seat] - 1] * (2 if row["run"] >= 2 else 1)
+            won = t.ranks[seat] == 1 and seat not in t.forfeited
+            row["points"] = round(row["points"] + gained, 6)
+            row["run"] = row["run"] + 1 if won else 0
+            row["wins"] += won
+            row["score"] += t.scores[seat]
+            row["games"] += 1
+    order = list(state.entrants)
+    ranked = sorted(order, key=lambda e: (-rows[e]["points"], -rows[e]["wins"],
+                                          -rows[e]["score"], order.index(e)))  # fmt: skip
+    out: list[dict[str, Any]] = []
+    for n, e in enumerate(ranked):
+        row = rows[e]
+        key = (row["points"], row["wins"], row["score"])
+        tied = out and (out[-1]["points"], out[-1]["wins"], out[-1]["score"]) == key
+        out.append({"entrant": e, "name": state.entrants[e]["name"], "points": row["points"],
+                    "wins": row["wins"], "streak": row["run"] >= 2, "score": row["score"],
+                    "games": row["games"], "withdrawn": e in state.withdrawn,
+                    "withdrawn_reason": state.withdrawn_reasons.get(e),
+                    "place": out[-1]["place"] if tied else n + 1})  # fmt: skip
+    return out
