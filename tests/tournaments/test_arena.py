@@ -246,7 +246,7 @@ def test_a_game_that_ends_after_the_arena_does_not_count_however_late_the_direct
     assert [line["games"] for line in done.standings] == [0, 0]
 
 
-def test_random_arenas_keep_their_invariants_and_standings() -> None:
+def test_property_random_arenas_keep_their_invariants_and_standings() -> None:
     """A property over random arenas driven through the production pool and standings (the
     director's events applied to the state as it applies them): random entrant counts and
     table sizes, tables finishing in random order with random ranks (ties, forfeits) and

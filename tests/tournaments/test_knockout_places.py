@@ -156,7 +156,7 @@ def _check(k: Knockout, state: Tournament) -> None:
             assert [by_entrant[e] for e in table.seats] == table.ranks, where
 
 
-def test_the_final_decides_the_top_places_and_nobody_knocked_out_earlier_is_above() -> None:
+def test_property_the_final_decides_the_top_places_nobody_knocked_out_earlier_is_above() -> None:
     finals = 0
     for k, rng in _knockouts():
         state = _play(k, rng)
