@@ -60,6 +60,8 @@ def noted(
     """A rules event of `seat`'s decision `command`, made at `version` (the state `before`
     it): the first of a person's decision moves their point to it (`person`); the log keeps
     it while a point is older."""
+    if not person and not points.points:
+        return points  # nobody's point to keep a log for (a bots' stretch of the game)
     kept = points.points
     if person:
         kept = (*(p for p in kept if p[0] != seat), (seat, version, before))
