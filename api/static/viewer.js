@@ -8,7 +8,8 @@ const KEY = "tabletop-key";
 const ENDINGS = new Set(["game_finished", "game_aborted"]);
 // the service's own events change who sits where or the status: the header is read again
 const LIFECYCLE = new Set(["seat_taken", "seat_left", "seat_forfeited", "timed_out",
-  "rematch_offered", "rematch_accepted"]);
+  "rematch_offered", "rematch_accepted", "clock_credit", "undo_requested", "undo_accepted",
+  "undo_declined", "reverted"]);
 
 function key() { return sessionStorage.getItem(KEY) || ""; }
 

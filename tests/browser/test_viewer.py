@@ -284,3 +284,47 @@ def test_the_verify_panel_names_the_first_broken_version(
     assert page.locator('#audit [data-check="chain_intact"]').text_content().endswith("NO")
     assert f"First broken version: {version}" in page.inner_text("#audit")
     assert p.errors == []
+
+
+def test_the_event_list_shows_a_takeback_and_the_board_goes_back(
+    server: LiveServer, open_page: Any
+) -> None:
+    """Alice takes back her decision in a casual Caylus game against a bot (it accepts at
+    once): the page lists the request, the acceptance and the revert with their lines, and
+    its board shows the game as it was before her decision."""
+    with httpx.Client(base_url=server.url) as client:
+        alice = _player(client, "alice")
+        created = _create(client, alice, "caylus", seats=2, seat=0, bots={"1": "random"})
+        gid = created["id"]
+        p = open_page()
+        p.open_game(f"{server.url}/games/{gid}")
+        page = p.page
+        page.wait_for_function("document.body.dataset.live === 'on'")
+        before = Api(client).settled(gid, alice)
+        legal = client.get(f"/v1/games/{gid}/legal-moves", headers=_auth(alice)).json()
+        move = {"expected_version": legal["version"], "move": legal["moves"][0]}
+        moved = client.post(f"/v1/games/{gid}/moves", json=move,
+                            headers={**_auth(alice), "Idempotency-Key": "m"})  # fmt: skip
+        assert moved.status_code == 200, moved.text
+        Api(client).settled(gid, alice)
+        r = client.post(f"/v1/games/{gid}/undo", headers={**_auth(alice), "Idempotency-Key": "u"})
+        assert r.status_code == 200, r.text
+        end = r.json()["version"]
+        page.wait_for_selector(f'#events li[data-version="{end}"]', timeout=5_000)
+        lines = [page.text_content(f'#events li[data-version="{v}"]') or ""
+                 for v in range(end - 2, end + 1)]  # fmt: skip
+        assert "asked to take back" in lines[0], lines
+        assert "accepted the takeback" in lines[1], lines
+        assert f"from version {before['version']}" in lines[2], lines
+        page.wait_for_function(
+            f"document.getElementById('board').dataset.version === '{end}'", timeout=5_000
+        )
+        after_revert = p.board()
+        page.locator(f'#events button[data-version="{before["version"]}"]').click()
+        p.wait_board()
+        assert p.version() == before["version"]
+        assert p.board() == after_revert  # the game as it was before her decision
+        page.locator(f'#events button[data-version="{end - 3}"]').click()
+        p.wait_board()
+        assert p.board() != after_revert  # (her decision, taken back, had changed it)
+        assert p.errors == []
