@@ -21,9 +21,7 @@ import msgspec
 from eventsourcing.domain import DomainEvent
 from eventsourcing.utils import get_topic
 
-from service.chain import GENESIS
-from service.errors import NotFound, Unprocessable
-from service.records import recorded
+from service.errors import NotFound
 from service.store import EventStoreApp, Recorded
 
 NAMESPACE = uuid.UUID("7b0c2f52-5d1e-4c0b-9a43-2f1d6f0e8c11")
@@ -124,37 +122,6 @@ def found(store: EventStoreApp, stream_id: UUID, prefix: str) -> Stream | None:
         return read_stream(store, stream_id, prefix, "not_found")
     except NotFound:
         return None
-
-
-def chained(
-    stream_id: UUID,
-    after: Stream | None,
-    events: list[dict[str, Any]],
-    prefix: str,
-    at: str,
-    key: str | None = None,
-) -> list[Recorded]:
-    """`events` ({"type": ..., **data}) after `after`, stamped `at` (never before the
-    stream's last stamp), keyed `key`, hash-chained."""
-    version = after.version if after else 0
-    prev = after.last_hash if after else GENESIS
-    at = max(at, after.last_at) if after else at
-    out: list[Recorded] = []
-    for event in events:
-        data = {k: v for k, v in event.items() if k != "type"}
-        version += 1
-        e = recorded(
-            stream_id, version, prev, prefix + event["type"], "system", None, key, data, at
-        )
-        out.append(e)
-        prev = e.hash
-    return out
-
-
-def reused() -> Unprocessable:
-    return Unprocessable(
-        "idempotency_key_reused", "this Idempotency-Key was used for another request"
-    )
 
 
 def export(store: EventStoreApp, stream_id: UUID, prefix: str) -> list[dict[str, Any]]:

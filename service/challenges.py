@@ -29,17 +29,15 @@ from service.challenge_log import (
     CHALLENGE,
     NAMESPACE,
     Stream,
-    chained,
     found,
     noticed,
     read_stream,
-    reused,
 )
 from service.clocks import ClockSpec
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.games import Games
 from service.players import Player, Players
-from service.records import keyed_game_id
+from service.records import chained, keyed_game_id, reused
 from service.writes import Answered, Decided
 
 DEFAULT_EXPIRY_S = 86_400

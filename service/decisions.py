@@ -47,7 +47,7 @@ from service.fold import (
     new_fold,
 )
 from service.players import Player
-from service.records import Note, Recording, kept_seed, recorded, server_client_seed
+from service.records import Note, Recording, kept_seed, recorded, reused, server_client_seed
 from service.undo import REVERTED, UNDO_ACCEPTED, UNDO_DECLINED, UNDO_REQUESTED
 
 log = structlog.get_logger("tabletop.games")
@@ -240,9 +240,7 @@ def move(
         # A retry sent at the version before clock credits was applied after them (the
         # batch then starts later than the version it was sent at).
         if batch.command != as_recorded or expected_version > batch.expected_version:
-            raise Unprocessable(
-                "idempotency_key_reused", "this Idempotency-Key was used for another move"
-            )
+            raise reused("move")
         return Again(seat, batch)
     _at_version(fold, expected_version)
     at = max(at, fold.last_at)  # the log's stamps never go back
@@ -592,9 +590,7 @@ def _done_before(fold: Fold, player: Player, key: str | None, kind: str) -> bool
     if used == (kind, player.id):
         return True
     if used is not None or any(k == key for _, k in fold.batches):  # another request's, a move's
-        raise Unprocessable(
-            "idempotency_key_reused", "this Idempotency-Key was used for another request"
-        )
+        raise reused()
     return False
 
 

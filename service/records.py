@@ -13,13 +13,14 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 import msgspec
 
 from service import lifecycle
-from service.chain import line_hash
+from service.chain import GENESIS, line_hash
+from service.errors import Unprocessable
 from service.fold import GAME_FINISHED, SYSTEM, Fold
 from service.store import Recorded, SeedKept
 
@@ -158,6 +159,45 @@ def recorded(
         prev_hash=prev,
         hash=line_hash(line),
         clock=clock,
+    )
+
+
+class StreamHead(Protocol):
+    """Where a stream of the service's own events stands (a tournament's, a challenge's)."""
+
+    version: int
+    last_hash: str
+    last_at: str
+
+
+def chained(
+    stream_id: UUID,
+    after: StreamHead | None,
+    events: list[dict[str, Any]],
+    prefix: str,
+    at: str,
+    key: str | None = None,
+) -> list[Recorded]:
+    """`events` ({"type": ..., **data}) of a stream of the service's own (a tournament, a
+    challenge, a seek) after `after`, their types prefixed, stamped `at` (never before the
+    stream's last stamp), keyed `key` (a request's Idempotency-Key) and hash-chained."""
+    version = after.version if after else 0
+    prev = after.last_hash if after else GENESIS
+    at = max(at, after.last_at) if after else at
+    out: list[Recorded] = []
+    for event in events:
+        data = {k: v for k, v in event.items() if k != "type"}
+        version += 1
+        e = recorded(stream_id, version, prev, prefix + event["type"], SYSTEM, None, key, data, at)
+        out.append(e)
+        prev = e.hash
+    return out
+
+
+def reused(what: str = "request") -> Unprocessable:
+    """422 for an Idempotency-Key that was used for another request (or move)."""
+    return Unprocessable(
+        "idempotency_key_reused", f"this Idempotency-Key was used for another {what}"
     )
 
 

@@ -42,17 +42,15 @@ from service.challenge_log import (
     POOL,
     SEEK,
     Stream,
-    chained,
     found,
     noticed,
     read_stream,
-    reused,
 )
 from service.clocks import ClockSpec
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.games import Games
 from service.players import Player
-from service.records import keyed_game_id
+from service.records import chained, keyed_game_id, reused
 from service.writes import Answered, Decided
 
 # (mu, sigma, rated games) of a game type, or None before any (the read model's rating_of)

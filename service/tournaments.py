@@ -39,12 +39,11 @@ from domain.tournaments import arena, pairing
 from domain.tournaments.standings import RULESET, default_points, standings
 from domain.tournaments.state import FORMATS, Tournament, evolve
 from service import clocks
-from service.chain import GENESIS
 from service.errors import Conflict, Forbidden, NotFound, Unprocessable
 from service.games import Games
 from service.players import Player
-from service.records import keyed_game_id, recorded
-from service.store import EventStoreApp, Recorded
+from service.records import chained, keyed_game_id, reused
+from service.store import EventStoreApp
 from service.tournament_log import PREFIX, Folded, read_tournament
 from service.writes import Answered, Decided
 
@@ -155,9 +154,7 @@ class TournamentService:
                 return [event]
             stored = t.keys.get(key)
             if (asked(stored), t.organiser) != (asked(event), organiser.id):
-                raise Unprocessable(
-                    "idempotency_key_reused", "this Idempotency-Key was used for another request"
-                )
+                raise reused()
             return []
 
         written = self._run(tournament_id, decide, new=True, key=key)
@@ -456,10 +453,7 @@ class TournamentService:
             asked = t.keys.get(key) if key is not None else None
             if asked is not None:
                 if again is None or not again(asked, t):
-                    raise Unprocessable(
-                        "idempotency_key_reused",
-                        "this Idempotency-Key was used for another request",
-                    )
+                    raise reused()
                 return []
             made = decide(t)
             if first_round:
@@ -494,7 +488,7 @@ class TournamentService:
             made = decide(t) if t is not None else decide(None)  # type: ignore[arg-type]
             if not made:
                 return Answered(0)
-            out = _recorded(tournament_id, t, made, at, key)
+            out = chained(tournament_id, t, made, PREFIX, at, key)
             last = out[-1].originator_version
             return Decided(out, lambda: len(out), streams=((tournament_id, last),))
 
@@ -503,30 +497,6 @@ class TournamentService:
         )
         written: int = self.games.blocking(run)
         return written
-
-
-def _recorded(
-    tournament_id: UUID,
-    after: Folded | None,
-    events: list[dict[str, Any]],
-    at: str,
-    key: str | None = None,
-) -> list[Recorded]:
-    """The tournament's events after `after`, stamped `at`, keyed `key` (a request's
-    Idempotency-Key) and chained."""
-    version = after.version if after else 0
-    prev = after.last_hash if after else GENESIS
-    at = max(at, after.last_at) if after else at  # the stream's stamps never go back
-    out: list[Recorded] = []
-    for event in events:
-        data = {k: v for k, v in event.items() if k != "type"}
-        version += 1
-        e = recorded(
-            tournament_id, version, prev, PREFIX + event["type"], "system", None, key, data, at
-        )
-        out.append(e)
-        prev = e.hash
-    return out
 
 
 def _arena_times(new: NewTournament) -> dict[str, int]:

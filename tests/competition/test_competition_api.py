@@ -20,7 +20,8 @@ from projections.games import GamesProjection
 from projections.notices import PER_EVENT
 from service import seeks
 from service.chain import line_hash
-from service.challenge_log import CHALLENGE, POOL, SEEK, chained, noticed, read_stream
+from service.challenge_log import CHALLENGE, POOL, SEEK, noticed, read_stream
+from service.records import chained
 from service.settings import Limits, Rate, Settings
 from service.store import open_store
 from tests.support.api import Api
