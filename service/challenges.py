@@ -21,8 +21,6 @@ from uuid import UUID
 import msgspec
 from msgspec import Meta
 
-from domain.contract import RuleError
-from domain.options import parse_options
 from domain.registry import get as get_game
 from service import clocks
 from service.challenge_log import (
@@ -34,6 +32,7 @@ from service.challenge_log import (
     read_stream,
 )
 from service.clocks import ClockSpec
+from service.decisions import table_settings
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.games import Games
 from service.players import Player, Players
@@ -230,12 +229,8 @@ class ChallengeService:
             if found_player is None:
                 raise Unprocessable("unknown_player", f"no player {pid}", field="players")
             names.append(found_player.name)
-        try:
-            options = msgspec.to_builtins(parse_options(game, new.options, seats))
-        except RuleError as error:
-            raise Unprocessable(error.code, error.message) from None
-        clock = msgspec.to_builtins(new.clock) if new.clock is not None else None
-        clock, policy = clocks.parse(clock, new.on_timeout)
+        options, clock, policy = table_settings(game, new.options, seats, new.clock,
+                                                new.on_timeout)  # fmt: skip
         return {
             "challenger": challenger.id,
             "challenger_name": challenger.name,

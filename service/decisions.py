@@ -137,13 +137,12 @@ def _created(
     at: str,
     game_id: UUID | None,
 ) -> tuple[Recording, bytes]:
-    parsed = _options(game, options, seats)
-    clock, on_timeout = clocks.parse(clock, on_timeout)
+    parsed, clock, on_timeout = table_settings(game, options, seats, clock, on_timeout)
     game_id = game_id or uuid.uuid4()
     seed = secrets.token_bytes(32)
     data = {
         "game": game.name,
-        "options": msgspec.to_builtins(parsed),
+        "options": parsed,
         "seats": seats,
         "seed_commitment": commitment(seed),
         "created_by": created_by,
@@ -637,6 +636,21 @@ def _bot_exists(game: Game[Any, Any], bot: str) -> None:
         resolve_bot(game, bot)
     except BotSpecError as error:
         raise Unprocessable(error.code, error.message) from None
+
+
+def table_settings(
+    game: Game[Any, Any],
+    options: dict[str, Any],
+    seats: int,
+    clock: Any,
+    on_timeout: str | None,
+) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
+    """A table's options (every one filled in), clock and timeout policy as a new game
+    stores them, whoever asks for the table (a player, a challenge, a seek); 422 with a
+    stable code otherwise."""
+    parsed = msgspec.to_builtins(_options(game, options, seats))
+    spec, policy = clocks.parse(msgspec.to_builtins(clock), on_timeout)
+    return parsed, spec, policy
 
 
 def _options(game: Game[Any, Any], options: dict[str, Any], seats: int) -> Any:

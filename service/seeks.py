@@ -33,8 +33,6 @@ import msgspec
 from msgspec import Meta
 
 from domain.bots import BotSpecError, resolve_bot
-from domain.contract import RuleError
-from domain.options import parse_options
 from domain.registry import get as get_game
 from service import clocks
 from service.challenge_log import (
@@ -47,6 +45,7 @@ from service.challenge_log import (
     read_stream,
 )
 from service.clocks import ClockSpec
+from service.decisions import table_settings
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.games import Games
 from service.players import Player
@@ -416,16 +415,13 @@ def _config(new: NewSeek) -> dict[str, Any]:
         raise Unprocessable(
             "invalid_seats", f"{new.game} seats {game.min_players}-{game.max_players} players"
         )
-    try:
-        options = msgspec.to_builtins(parse_options(game, new.options, new.seats))
-        if new.fill_with_bots_after_s is not None:  # (a seek that waits for people needs none)
+    options, clock, policy = table_settings(game, new.options, new.seats, new.clock,
+                                            new.on_timeout)  # fmt: skip
+    if new.fill_with_bots_after_s is not None:  # (a seek that waits for people needs none)
+        try:
             resolve_bot(game, new.fill_bot)
-    except RuleError as error:
-        raise Unprocessable(error.code, error.message) from None
-    except BotSpecError as error:
-        raise Unprocessable(error.code, error.message) from None
-    clock = msgspec.to_builtins(new.clock) if new.clock is not None else None
-    clock, policy = clocks.parse(clock, new.on_timeout)
+        except BotSpecError as error:
+            raise Unprocessable(error.code, error.message) from None
     return {
         "game": new.game,
         "seats": new.seats,
