@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SYNCED := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml 2>/dev/null | cksum | cut -d' ' -f1)
 
-.PHONY: run test browser lint openapi openapi-check bench profile soak clean
+.PHONY: run test browser haproxy lint openapi openapi-check bench profile soak clean
 
 $(UV):
 	python3 -m venv .uv
@@ -20,13 +20,17 @@ $(SYNCED): pyproject.toml uv.lock | $(UV)
 run: $(SYNCED)  ## serve the API (SQLite in ./tabletop.sqlite unless DATABASE_URL is set)
 	exec $(VENV)/bin/tabletop serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
 
-test: $(SYNCED) browser lint  ## lint, then the whole suite, against the real Postgres (browser tests included)
+test: $(SYNCED) browser haproxy lint  ## lint, then the whole suite, against the real Postgres (browser tests included)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
 # Debian's chromium for the viewer's browser tests (Playwright drives it from /usr/bin; it
 # never downloads a browser). Where it cannot be installed the browser tests say so and skip.
 browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "chromium could not be installed: the browser tests will be skipped"
+
+# Debian's haproxy for the tests of the documented proxy configuration and of failover.
+haproxy:
+	@command -v haproxy >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null) || echo "haproxy could not be installed: the proxy tests will be skipped"
 
 lint: $(SYNCED)
 	$(VENV)/bin/ruff check .
@@ -45,7 +49,7 @@ bench: $(SYNCED)  ## figures side by side from one run (Postgres at TABLETOP_TES
 profile: $(SYNCED)  ## where a loaded server's time goes (py-spy samples it under the bench's load)
 	$(PY) -m tests.profile_api $${GAME:-puerto-rico} $${GAMES:-64}
 
-soak: $(SYNCED)  ## the thousands of games the issues ask for
+soak: $(SYNCED) haproxy  ## the thousands of games the issues ask for
 	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"
 	TABLETOP_FAULT_SCALE=$${FAULT_SCALE:-10} $(PY) -m pytest -q tests/faults
 
