@@ -30,7 +30,7 @@ from api.bootstrap import ARRIVED, Shared, Tabletop
 from api.conditional import NOT_MODIFIED, IfNoneMatch, versioned
 from api.errors import documented
 from api.paging import LINK, next_link
-from api.quotas import admit_game
+from api.quotas import admitted
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.fold import Fold
 from service.games import Done, Games, game_types
@@ -82,14 +82,14 @@ async def create_game(
     "bots": {"1": "random", "2": "greedy"}}"""
     t = tabletop
     bots = {int(seat): bot for seat, bot in data.bots.items()}
-    await admit_game(request, t, bots=bool(bots))
     clock = msgspec.to_builtins(data.clock) if data.clock is not None else None
     key = idempotency_key
     args = (data.game, data.seats, data.options, bots, data.seat, clock, data.on_timeout)
     replayed = False
     player = await t.player(request)
     try:
-        fold = await t.games.create(player, *args, data.rated, data.client_seed, key, data.undo)
+        async with admitted(t, player, bots=bool(bots)):
+            fold = await t.games.create(player, *args, data.rated, data.client_seed, key, data.undo)
     except Conflict as exists:
         if exists.code != "game_exists" or key is None:
             raise
@@ -154,11 +154,11 @@ async def join_game(
 
     Example: POST /v1/games/{game_id}/join {"seat": 1}"""
     t = tabletop
-    await admit_game(request, t, bots=False)
     seat, seed = (data.seat, data.client_seed) if data else (None, None)
     player = await t.player(request)
     try:
-        fold = await t.games.join(player, game_id, seat, seed)
+        async with admitted(t, player, bots=False):
+            fold = await t.games.join(player, game_id, seat, seed)
     except Conflict as refused:  # a retry finds itself seated, or the game it started
         if refused.code not in ("already_seated", "game_not_open") or idempotency_key is None:
             raise

@@ -1,28 +1,41 @@
 """The quotas a new game or a join must meet before it is written (api/limits.py's buckets
-and the open-games cap)."""
+and the open-games cap).
+
+The open-games cap is a count (games not over in which the player sits, from the read
+model), so it is exact only if a player's admissions do not overlap: `admitted` holds the
+player's lock (service/player_locks.py, across processes) from the count until the game
+written is in the read model, where the next admission counts it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import time
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
-from litestar import Request
+from psycopg.rows import tuple_row
 
 from api.bootstrap import Tabletop
 from api.limits import refused
-from service.errors import Problem
+from service.loop_writer import own_connection
+from service.pg_recorder import LockedFunctionRecorder
+from service.player_locks import PlayerLocks
 from service.players import Player
 
+ADMIT_WAIT = 30.0  # seconds a request waits for the player's earlier admissions (then 503)
+PROJECTED_WAIT = 10.0  # seconds the lock waits for the read model to hold the new game
+POLL_FIRST, POLL_MOST = 0.002, 0.05  # seconds between looks at the read model's position
 
-async def admit_game(request: Request[Any, Any, Any], t: Tabletop, bots: bool) -> None:
-    """Before a new game or a join: the caller's quotas (raises TooMany). An unknown caller
-    is left for the write itself to refuse (401)."""
+_LOCKS: weakref.WeakKeyDictionary[Tabletop, PlayerLocks] = weakref.WeakKeyDictionary()
+
+
+@asynccontextmanager
+async def admitted(t: Tabletop, player: Player, bots: bool) -> AsyncIterator[None]:
+    """Around a new game or a join by `player`: its quotas (raises TooMany), then the write
+    in the body."""
     limits = t.limits
-    if limits.bot_games is None and not limits.open_games:
-        return
-    player = await anyio.to_thread.run_sync(_caller, t, request)
-    if player is None:
-        return
     if bots and t.bot_games is not None:
         wait = t.bot_games.take(player.id)
         if wait:
@@ -33,7 +46,10 @@ async def admit_game(request: Request[Any, Any, Any], t: Tabletop, bots: bool) -
                 f"at most {rate.count} games with bots per {rate.seconds:g} s",
                 wait,
             )
-    if limits.open_games:
+    if not limits.open_games:
+        yield
+        return
+    async with _locks(t).held(player.id, ADMIT_WAIT):
         playing = await anyio.to_thread.run_sync(_playing, t, player.id, limits.open_games)
         if playing >= limits.open_games:
             raise refused(
@@ -42,13 +58,19 @@ async def admit_game(request: Request[Any, Any, Any], t: Tabletop, bots: bool) -
                 f"{limits.open_games}): finish, resign or leave some first",
                 30,
             )
+        yield  # the write: when it raises, there is nothing new to wait for
+        await anyio.to_thread.run_sync(_projected, t)
 
 
-def _caller(t: Tabletop, request: Request[Any, Any, Any]) -> Player | None:
-    try:
-        return t.caller(request, required=True)
-    except Problem:
-        return None
+def _locks(t: Tabletop) -> PlayerLocks:
+    if t not in _LOCKS:
+        recorder = t.store.recorder
+        if isinstance(recorder, LockedFunctionRecorder):
+            args = own_connection(recorder, row_factory=tuple_row)
+            _LOCKS[t] = PlayerLocks(args, f"tabletop/{recorder.datastore.schema}")
+        else:  # SQLite: one process serves
+            _LOCKS[t] = PlayerLocks(None, "tabletop")
+    return _LOCKS[t]
 
 
 def _playing(t: Tabletop, player_id: str, cap: int) -> int:
@@ -56,3 +78,17 @@ def _playing(t: Tabletop, player_id: str, cap: int) -> int:
     return sum(
         len(t.reads.list_games(None, status, player_id, None, cap)) for status in ("open", "active")
     )
+
+
+def _projected(t: Tabletop) -> None:
+    """Wait until the read model holds every event stored so far (the admitted write's
+    among them), PROJECTED_WAIT at most: a read model that far behind is reported by
+    /metrics, and the cap then counts what it holds."""
+    latest = t.store.recorder.max_notification_id() or 0
+    deadline = time.monotonic() + PROJECTED_WAIT
+    wait = POLL_FIRST
+    while (t.reads.max_tracking_id(t.store.name) or 0) < latest:
+        if time.monotonic() > deadline:
+            return
+        time.sleep(wait)  # the projection runner applies it within milliseconds
+        wait = min(POLL_MOST, wait * 2)
