@@ -41,12 +41,19 @@ if TYPE_CHECKING:
     from service.players import Player
 
 API = "/v1/"
+# API requests the loop works on at once (from their start to their response's start): the
+# others wait their turn, costing the loop nothing. With a few hundred requests at once in
+# progress, each turn of the loop would step every one of them, and a request outside the
+# API (/health) would wait seconds for the few turns it needs; with 64, a turn is short.
+LOOP_SLOTS = 64
+SLOT_QUEUE = 4096  # requests waiting for a slot beyond which more are shed (503)
 _answering: set[asyncio.Task[None]] = set()
 REGISTER = "/v1/players"
 
 
 class GuardMiddleware(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
+    _slots: asyncio.Semaphore | None = None  # made on the app's loop, at its first request
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         path: str = scope.get("path", "")
@@ -87,7 +94,17 @@ class GuardMiddleware(ASGIMiddleware):
                 await _refuse(send, 429, "registration_limited", detail, wait)
                 return
         checked = _key_checked(t, token, next_app) if _authorization(scope) else next_app
-        await _answered(t, scope, receive, send, checked, address if token else None)
+        keyed = address if token else None
+        if b"wait_for_version=" in scope.get("query_string", b""):  # a long poll: no slot
+            await _answered(t, scope, receive, send, checked, keyed, None)
+            return
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(LOOP_SLOTS)
+        if self._slots.locked() and len(self._slots._waiters or ()) >= SLOT_QUEUE:
+            detail = "the server is busy with the requests before yours; try again"
+            await _refuse(send, 503, "overloaded", detail, 1)
+            return
+        await _answered(t, scope, receive, send, checked, keyed, self._slots)
 
 
 def _key_checked(t: Tabletop, token: str, next_app: ASGIApp) -> ASGIApp:
@@ -119,12 +136,19 @@ async def _player(t: Tabletop, token: str) -> Player | None:
 
 
 async def _answered(
-    t: Tabletop, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp, keyed: str | None
+    t: Tabletop,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    next_app: ASGIApp,
+    keyed: str | None,
+    slots: asyncio.Semaphore | None,
 ) -> None:
-    """Run the request, 503 at once if the store is found down before its response begins;
-    a 401 is charged to `keyed` (the address of a request that sent a key)."""
+    """Run the request, in one of the `slots` until its response begins, 503 at once if the
+    store is found down before then; a 401 is charged to `keyed` (the address of a request
+    that sent a key)."""
     watch, bad_keys = t.watch, t.bad_keys if keyed is not None else None
-    state = {"begun": False, "answered": False}
+    state = {"begun": False, "answered": False, "slot": False}
     refusal: list[asyncio.Task[None]] = []
 
     def answer_now() -> None:  # the watch found the store down
@@ -140,6 +164,10 @@ async def _answered(
         state["begun"] = True
         timer.cancel()
         watch.waiting.discard(answer_now)
+        if state["slot"]:
+            state["slot"] = False
+            assert slots is not None
+            slots.release()
 
     async def sending(message: Message) -> None:
         if state["answered"]:
@@ -153,7 +181,11 @@ async def _answered(
     timer = asyncio.get_running_loop().call_later(SUSPECT_AFTER, watch.suspect)
     watch.waiting.add(answer_now)
     try:
-        await next_app(scope, receive, sending)
+        if slots is not None:
+            await slots.acquire()
+            state["slot"] = True
+        if not state["answered"]:  # (the store may have been found down meanwhile)
+            await next_app(scope, receive, sending)
     except Exception:
         if not state["answered"]:
             raise

@@ -9,6 +9,8 @@ less than a write any client was answered for. The cache is bounded by memory
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import UUID
@@ -39,6 +41,9 @@ class Current:
         self.store = store
         self._cache = FoldCache(CACHE_BYTES, CACHE_SIZE)
         self._seeds: BoundedMap[UUID, bytes] = BoundedMap(CACHE_SIZE)
+        # per game being read: (its lock, when its last store read began, readers)
+        self._read_locks: dict[UUID, tuple[threading.Lock, list[float], int]] = {}
+        self._locks_lock = threading.Lock()
 
     def cached(self, game_id: UUID) -> Fold | None:
         """The cached fold, as this process last wrote or read it (it may trail the store)."""
@@ -52,20 +57,50 @@ class Current:
 
     def fresh(self, game_id: UUID) -> Fold:
         """The fold with every stored event applied (reads only what the cache lacks). It
-        waits on the store: call it in a worker thread."""
-        fold = self._cache.get(game_id)
-        with readable(game_id):
-            if fold is None:
-                loaded = snapshots.load(self.store, game_id)
-                if loaded is None:
-                    raise NotFound("game_not_found", f"no game {game_id}")
-                fold = loaded
-            else:
-                newer = read_events(self.store, game_id, gt=fold.version)
-                if newer:
-                    fold = fold.advance(newer)
-        self.remember(fold)
-        return fold
+        waits on the store: call it in a worker thread.
+
+        Many reads of one game at once read the store once: they queue on the game's lock,
+        and a read that finds the game read from the store after it arrived takes that fold
+        (a read begun later holds everything stored before this one arrived). Without
+        that, a few hundred readers of a game not in the cache each fold it from the store,
+        and hold the pool's every connection for seconds."""
+        arrived = time.monotonic()
+        with self._reading(game_id) as last_read:
+            fold = self._cache.get(game_id)
+            if fold is not None and last_read[0] >= arrived:
+                return fold
+            began = time.monotonic()
+            with readable(game_id):
+                if fold is None:
+                    loaded = snapshots.load(self.store, game_id)
+                    if loaded is None:
+                        raise NotFound("game_not_found", f"no game {game_id}")
+                    fold = loaded
+                else:
+                    newer = read_events(self.store, game_id, gt=fold.version)
+                    if newer:
+                        fold = fold.advance(newer)
+            self.remember(fold)
+            last_read[0] = began
+            return fold
+
+    @contextmanager
+    def _reading(self, game_id: UUID) -> Iterator[list[float]]:
+        """Hold the game's read lock; yields the (mutable) time its last store read began,
+        kept while some reader holds or waits on the lock."""
+        with self._locks_lock:
+            lock, last_read, users = self._read_locks.get(game_id, (threading.Lock(), [0.0], 0))
+            self._read_locks[game_id] = (lock, last_read, users + 1)
+        try:
+            with lock:
+                yield last_read
+        finally:
+            with self._locks_lock:
+                lock, last_read, users = self._read_locks[game_id]
+                if users == 1:
+                    del self._read_locks[game_id]
+                else:
+                    self._read_locks[game_id] = (lock, last_read, users - 1)
 
     def remember(self, fold: Fold, seed: bytes | None = None) -> None:
         """Keep `fold` (the newest this process knows of its game), and its seed if given."""
