@@ -33,11 +33,43 @@ def serve(
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port")] = 8000,
     workers: Annotated[int, typer.Option(help="processes (Postgres only)")] = 1,
+    header_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.1,
+            envvar="TABLETOP_HEADER_TIMEOUT",
+            help="seconds for a request's head to arrive (then 408, closed)",
+        ),
+    ] = 5.0,
     read_timeout: Annotated[
-        float, typer.Option(help="seconds for a request to arrive in full (then 408, closed)")
+        float,
+        typer.Option(
+            min=0.1,
+            envvar="TABLETOP_READ_TIMEOUT",
+            help="seconds for a request to arrive in full (then 408, closed)",
+        ),
     ] = 10.0,
-    max_connections: Annotated[int, typer.Option(help="open connections per process")] = 2048,
-    keep_alive: Annotated[int, typer.Option(help="seconds an idle connection stays open")] = 5,
+    keep_alive: Annotated[
+        float,
+        typer.Option(
+            min=0.1,
+            envvar="TABLETOP_KEEP_ALIVE",
+            help="seconds an idle connection stays open between requests",
+        ),
+    ] = 5.0,
+    max_connections: Annotated[
+        int,
+        typer.Option(min=1, envvar="TABLETOP_MAX_CONNECTIONS", help="open connections per process"),
+    ] = 2048,
+    max_per_address: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            envvar="TABLETOP_MAX_PER_ADDRESS",
+            help="open connections per process from one client address (an IPv6 /64); "
+            "the --forwarded-allow-ips proxies are held to --max-connections only",
+        ),
+    ] = 64,
     forwarded_allow_ips: Annotated[
         str,
         typer.Option(
@@ -74,8 +106,16 @@ def serve(
         runner = RunnerBeside(settings)
         os.environ["TABLETOP_PROJECTIONS"] = "elsewhere"
     # read by api/server.py in each worker process
+    os.environ["TABLETOP_HEADER_TIMEOUT"] = str(header_timeout)
     os.environ["TABLETOP_READ_TIMEOUT"] = str(read_timeout)
+    os.environ["TABLETOP_KEEP_ALIVE"] = str(keep_alive)
     os.environ["TABLETOP_MAX_CONNECTIONS"] = str(max_connections)
+    os.environ["TABLETOP_MAX_PER_ADDRESS"] = str(max_per_address)
+    from api.server import open_files_for  # only now: the module reads the settings above
+
+    short = open_files_for(max_connections)
+    if short is not None:
+        typer.echo(short, err=True)
     try:
         uvicorn.run(
             "api.main:build",
@@ -83,8 +123,12 @@ def serve(
             host=host,
             port=port,
             workers=workers,
-            http="api.server:BoundedHttp",
-            timeout_keep_alive=keep_alive,
+            http="api.server:BoundedHttp",  # it applies the timeouts and caps above
+            # asyncio's loop, not uvloop's: under a few hundred busy connections uvloop
+            # accepted some 20 new ones a second, so that /health (and every new client)
+            # waited in the listen queue for as long as the load lasted
+            loop="asyncio",
+            ws="none",  # no WebSocket routes: an upgrade would leave the connection uncounted
             proxy_headers=True,
             forwarded_allow_ips=forwarded_allow_ips,
             log_level="warning",
