@@ -5,7 +5,6 @@ Idempotency-Key is answered again and charged nothing."""
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 from uuid import UUID
 
@@ -18,14 +17,13 @@ from litestar.response import Stream as StreamResponse
 from api.answers import BEARER, LOCATION, NDJSON, REPLAYED, IdempotencyKey, replayed_header
 from api.bootstrap import Shared, Tabletop
 from api.errors import documented
-from api.limits import Buckets, buckets, refused
+from api.limits import refused
+from api.quotas import player_buckets
 from service import challenges as ch
 from service import seeks as sk
 from service.challenge_log import CHALLENGE, SEEK, Stream, export
 from service.competition import Competition
 from service.players import Player
-
-_BUCKETS: weakref.WeakKeyDictionary[Tabletop, Buckets | None] = weakref.WeakKeyDictionary()
 
 
 class ChallengeOut(msgspec.Struct, kw_only=True):
@@ -93,9 +91,7 @@ def _competition(t: Tabletop) -> Competition:
 
 def _charge(t: Tabletop, player: Player) -> None:
     """A new challenge or seek: one token of the caller's bucket (429 when empty)."""
-    if t not in _BUCKETS:
-        _BUCKETS[t] = buckets(t.limits.competition)
-    bucket = _BUCKETS[t]
+    bucket = player_buckets(t, t.limits.competition, "competition")
     if bucket is None:
         return
     wait = bucket.take(player.id)

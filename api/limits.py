@@ -7,9 +7,10 @@ process (with `serve --workers N` each worker keeps its own, so a client may get
 times the rate); a bucket table keeps at most MAX_KEYS keys, forgetting the longest idle
 first (a forgotten key starts again with a full bucket, as it would after its idle time).
 
-The quotas on new games are checked where a game is created or joined: how many games not
-over a player sits in (from the read model, which trails the log by milliseconds) and how
-many games with bots it created lately.
+These rates shed abuse per process. The per-player quotas must hold exactly wherever a
+player's requests land, so they are kept elsewhere (api/quotas.py): games with bots and
+challenges and seeks per player in buckets in the database (service/shared_buckets.py, on
+Postgres), and the open-games cap counted under the player's lock.
 """
 
 from __future__ import annotations

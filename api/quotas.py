@@ -1,5 +1,6 @@
-"""The quotas a new game or a join must meet before it is written (api/limits.py's buckets
-and the open-games cap).
+"""The quotas a new game or a join must meet before it is written (games with bots per
+player, and the open-games cap), and the per-player buckets the quotas use (challenges and
+seeks use them too).
 
 The open-games cap is a count (games not over in which the player sits, from the read
 model), so it is exact only if a player's admissions do not overlap: `admitted` holds the
@@ -15,20 +16,26 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
+from eventsourcing.postgres import PostgresDatastore
 from psycopg.rows import tuple_row
 
 from api.bootstrap import Tabletop
-from api.limits import refused
+from api.limits import Buckets, refused
 from service.loop_writer import own_connection
 from service.pg_recorder import LockedFunctionRecorder
 from service.player_locks import PlayerLocks
 from service.players import Player
+from service.settings import Rate
+from service.shared_buckets import SharedBuckets
 
 ADMIT_WAIT = 30.0  # seconds a request waits for the player's earlier admissions (then 503)
 PROJECTED_WAIT = 10.0  # seconds the lock waits for the read model to hold the new game
 POLL_FIRST, POLL_MOST = 0.002, 0.05  # seconds between looks at the read model's position
 
 _LOCKS: weakref.WeakKeyDictionary[Tabletop, PlayerLocks] = weakref.WeakKeyDictionary()
+_BUCKETS: weakref.WeakKeyDictionary[Tabletop, dict[str, Buckets | SharedBuckets]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @asynccontextmanager
@@ -36,8 +43,9 @@ async def admitted(t: Tabletop, player: Player, bots: bool) -> AsyncIterator[Non
     """Around a new game or a join by `player`: its quotas (raises TooMany), then the write
     in the body."""
     limits = t.limits
-    if bots and t.bot_games is not None:
-        wait = t.bot_games.take(player.id)
+    bot_games = player_buckets(t, limits.bot_games, "bot_games")
+    if bots and bot_games is not None:
+        wait = await anyio.to_thread.run_sync(bot_games.take, player.id)
         if wait:
             rate = limits.bot_games
             assert rate is not None
@@ -60,6 +68,22 @@ async def admitted(t: Tabletop, player: Player, bots: bool) -> AsyncIterator[Non
             )
         yield  # the write: when it raises, there is nothing new to wait for
         await anyio.to_thread.run_sync(_projected, t)
+
+
+def player_buckets(t: Tabletop, rate: Rate | None, kind: str) -> Buckets | SharedBuckets | None:
+    """The buckets of a per-player quota: in the database on Postgres, so that a player
+    has its rate however many processes serve it (`take` waits on the store then: call it
+    in a worker thread); in this process on SQLite, which one process serves."""
+    if rate is None:
+        return None
+    made = _BUCKETS.setdefault(t, {})
+    if kind not in made:
+        datastore = getattr(t.store.recorder, "datastore", None)
+        if isinstance(datastore, PostgresDatastore):
+            made[kind] = SharedBuckets(datastore, rate, kind)
+        else:
+            made[kind] = Buckets(rate)
+    return made[kind]
 
 
 def _locks(t: Tabletop) -> PlayerLocks:

@@ -93,3 +93,43 @@ def test_concurrent_creates_and_joins_get_exactly_the_cap(
         assert len(listed) == CAP
     finally:
         server.stop()
+
+
+def test_per_player_rates_hold_exactly_across_workers(
+    pg_settings: Settings, tmp_path: Path
+) -> None:
+    """The per-player rates live in the database: 80 concurrent games with a bot and 80
+    concurrent challenges by one player, over two workers, get exactly their rate's burst."""
+    assert pg_settings.database_url is not None
+    burst = 12
+    env = server_env(
+        pg_settings.database_url,
+        TABLETOP_LIMIT_OPEN_GAMES="0",
+        TABLETOP_LIMIT_REGISTER="1000/60",
+        TABLETOP_LIMIT_BOT_GAMES=f"{burst}/3600",
+        TABLETOP_LIMIT_COMPETITION=f"{burst}/3600",
+    )
+    server = Server(env, tmp_path / "serve.log", workers=2)
+    server.start()
+    try:
+        url = server.url
+        ada, bob = _register(url, "ada"), _register(url, "bob")
+
+        def post(path: str, body: dict[str, Any]) -> httpx.Response:
+            with httpx.Client(base_url=url, timeout=60) as client:  # a connection of its own
+                return client.post(path, json=body, headers=_auth(ada))
+
+        with_bot = {"game": "secret-duel", "seats": 2, "seat": 0, "bots": {"1": "random"}}
+        challenge = {"players": [bob["id"]], "game": "secret-duel", "seats": 2}
+        with ThreadPoolExecutor(REQUESTS) as pool:
+            games = list(pool.map(lambda _: post("/v1/games", with_bot), range(REQUESTS)))
+            asked = list(pool.map(lambda _: post("/v1/challenges", challenge), range(REQUESTS)))
+        for answers, code in ((games, "bot_games_limited"), (asked, "competition_limited")):
+            made = [r for r in answers if r.status_code == 201]
+            refused = [r for r in answers if r.status_code == 429]
+            assert len(made) + len(refused) == REQUESTS, [r.text for r in answers][:3]
+            assert len(made) == burst, f"{code}: {len(made)} made against a burst of {burst}"
+            assert {r.json()["code"] for r in refused} == {code}
+            assert all(int(r.headers["retry-after"]) >= 1 for r in refused)
+    finally:
+        server.stop()
