@@ -14,6 +14,10 @@ the viewer's pages and the schema are never refused here):
 Each refusal is application/problem+json with `Retry-After`. A response 401 to a request
 that sent a bearer key is charged to its address's wrong-key bucket.
 
+A request let through (a long poll excepted) then waits for one of LOOP_SLOTS, held until its
+response begins: the loop steps a bounded number of requests at once, so that a turn of
+the loop stays short under any load and /health, which takes no slot, answers at once.
+
 A request let through stays known to the store's watch until its response begins: one that
 waits SUSPECT_AFTER has the store probed, and if the store is found down, it is answered 503
 `unavailable` there and then (what its handler sends later, if anything, is dropped).
