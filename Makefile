@@ -52,6 +52,7 @@ profile: $(SYNCED)  ## where a loaded server's time goes (py-spy samples it unde
 soak: $(SYNCED) haproxy  ## the thousands of games the issues ask for
 	TABLETOP_GAMES=$${GAMES:-2000} $(PY) -m pytest -n 2 -q tests -k "propert"
 	TABLETOP_FAULT_SCALE=$${FAULT_SCALE:-10} $(PY) -m pytest -q tests/faults
+	@tail -n 2 test-artifacts/failover.txt 2>/dev/null || true  # the failover's figures (root only)
 
 clean:
 	rm -rf .venv .uv .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -27,17 +27,11 @@ from eventsourcing.persistence import InterfaceError, OperationalError, RecordCo
 
 from service.group_commit import MAX_EVENTS, next_batch
 from service.pg_recorder import LockedFunctionRecorder
+from service.settings import KEEPALIVES  # (the pool's connections carry them too)
 from service.store import EventStoreApp
 
 PAUSE = 0.2  # seconds between attempts
 SAVE_TIMEOUT = 5.0  # seconds for all attempts of a save; one normally takes a millisecond
-KEEPALIVES: dict[str, Any] = {
-    "keepalives": 1,
-    "keepalives_idle": 30,
-    "keepalives_interval": 10,
-    "keepalives_count": 3,
-    "tcp_user_timeout": 30_000,  # ms: unacknowledged data on a dead route
-}
 
 
 def own_connection(recorder: LockedFunctionRecorder, **extra: Any) -> dict[str, Any]:
@@ -58,11 +52,23 @@ class OwnConnection:
         self._conn: psycopg.AsyncConnection[Any] | None = None
 
     async def rows(self, query: Any, params: Any = None, timeout: float = 5.0) -> list[Any]:
+        """The rows of `query` (a statement that may run twice: reads, advisory locks). A
+        connection opened before the database restarted fails at its first statement; that
+        statement is tried once more on a new connection, within the same `timeout`."""
         try:
             async with asyncio.timeout(timeout):
-                if self._conn is None or self._conn.closed:
+                opened = self._conn is None or self._conn.closed
+                if opened:
                     self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
-                cursor = await self._conn.execute(query, params)
+                assert self._conn is not None
+                try:
+                    cursor = await self._conn.execute(query, params)
+                except psycopg.OperationalError:
+                    if opened:
+                        raise
+                    await self.close()
+                    self._conn = await psycopg.AsyncConnection.connect(**self._connect_args)
+                    cursor = await self._conn.execute(query, params)
                 return await cursor.fetchall() if cursor.description else []
         except BaseException:
             await self.close()

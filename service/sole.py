@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import psycopg
 import structlog
 
-from service.settings import Settings
+from service.settings import CONNECT_TIMEOUT, KEEPALIVES, Settings
 
 log = structlog.get_logger("tabletop.sole")
 
@@ -23,13 +23,11 @@ def sole(settings: Settings, role: str) -> Iterator[None]:
         return
     env = settings.eventsourcing_env()
     name = f"tabletop/{env.get('POSTGRES_SCHEMA', 'public')}/{role}"
+    # The store's hosts and target_session_attrs: after a failover the lock is taken on the
+    # new primary. Keepalives: a waiter whose server vanished (a host lost: no reset comes)
+    # hears of it within a minute and connects again, instead of waiting for good.
     with psycopg.connect(
-        host=env["POSTGRES_HOST"],
-        port=env["POSTGRES_PORT"],
-        dbname=env["POSTGRES_DBNAME"],
-        user=env["POSTGRES_USER"],
-        password=env["POSTGRES_PASSWORD"],
-        autocommit=True,
+        **settings.connect_args(), **KEEPALIVES, connect_timeout=CONNECT_TIMEOUT, autocommit=True
     ) as conn:
         taken = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (name,)).fetchone()
         if not (taken and taken[0]):
