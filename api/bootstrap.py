@@ -3,8 +3,8 @@ handed to the handlers by Litestar's dependency injection, see api/app.py).
 
 `open_tabletop` builds it from the settings: the store (SQLite unless DATABASE_URL is
 set), the game writes and reads, the players, the read models, the live-stream hub, the bot
-runner, the timekeeper and the projection runner (those three unless another process runs
-them).
+runner, the timekeeper, the transparency log's follower, the sentinel and the projection
+runner (unless another process runs them).
 """
 
 from __future__ import annotations
@@ -31,11 +31,14 @@ from service.bot_runner import BotRunner, swept
 from service.chain import now_text
 from service.current import Current
 from service.errors import Unauthorized
+from service.findings import Findings
 from service.fold import Fold
 from service.games import Games
 from service.history import Listings
 from service.players import Player, Players
 from service.reads import GameReads
+from service.role_lock import RoleLock
+from service.sentinel import Pace, Sentinel
 from service.settings import Limits, Settings
 from service.store import EventStoreApp, open_store
 from service.timekeeper import Timekeeper
@@ -65,6 +68,8 @@ class Tabletop:
         standby: EventStoreApp | None = None,
         run_bots: bool = True,
         resuming: bool = False,
+        sentinel: Settings | None = None,
+        pace: Pace | None = None,
     ) -> None:
         self.store = store
         self.standby = standby
@@ -91,6 +96,12 @@ class Tabletop:
         # Plays the bots' seats (service/bot_runner.py), unless another process does.
         self.bots = BotRunner(self.games, swept(self.reads, self.games.now)) if run_bots else None
         self._bots_task: asyncio.Task[None] | None = None
+        # Tampered games found, by this process or another (service/findings.py); with
+        # `sentinel` (the store's settings) this process re-checks ended games against the
+        # transparency log when it holds the sentinel's lock.
+        self.findings = Findings(store)
+        self.sentinel = Sentinel(store, pace or Pace(), self.findings)
+        self._sentinel = sentinel
         self.metrics = Metrics(self)
         self.watch = StoreWatch(store)
         # A store found down may hide a gap: timed moves wait for the clocks' credit.
@@ -104,7 +115,8 @@ class Tabletop:
         self.tournaments = self.timekeeper.tournaments
         self._keep_time = keep_time
         self._time_stop = threading.Event()
-        self._threads: list[threading.Thread] = []  # the timekeeper's and the log follower's
+        # the timekeeper's, the log follower's and the sentinel's
+        self._threads: list[threading.Thread] = []
 
     def _committed(self, game_id: UUID, version: int, fold: Fold | None) -> None:
         self.live.publish(game_id, version)
@@ -119,15 +131,25 @@ class Tabletop:
             self._bots_task = loop.create_task(self.bots.run())
         if self._projections is not None:
             self.runner = GamesRunner(self._projections)
+        stop = self._time_stop
         if self._keep_time is not None:
-            keep, stop = self.timekeeper.keep, self._time_stop
-            follow = log_of(self.store).follow  # ended games into the transparency log
-            self._threads = [
+            keep = self.timekeeper.keep
+            # Ended games into the transparency log, signed by the process holding its lock:
+            # taken here when free, so that this process's first requests are answered
+            # with heads it signs; else its follower waits for it.
+            logged, lock = log_of(self.store), RoleLock(self._keep_time, "transparency")
+            logged.take(lock)
+            self._threads += [
                 threading.Thread(target=keep, args=(self._keep_time, stop), daemon=True),
-                threading.Thread(target=follow, args=(stop,), daemon=True),
+                threading.Thread(target=logged.follow, args=(lock, stop), daemon=True),
             ]
-            for thread in self._threads:
-                thread.start()
+        if self._sentinel is not None:
+            watch = self.sentinel.keep
+            self._threads.append(
+                threading.Thread(target=watch, args=(self._sentinel, stop), daemon=True)
+            )
+        for thread in self._threads:
+            thread.start()
 
     async def drain(self) -> None:
         """Stop the timekeeper and the bot runner, let the writes begun end and close the
@@ -225,6 +247,9 @@ def open_tabletop(settings: Settings) -> Tabletop:
     # The bot runner plays in the app too, unless a process of its own does (`tabletop bots
     # run`): a bot's seat is never left waiting.
     plays_bots = os.environ.get("TABLETOP_BOTS", BOT_DECIDE) == "app"
+    # The sentinel re-checks ended games (one process of a database acts), unless it runs
+    # elsewhere (`tabletop sentinel run`).
+    watches = os.environ.get("TABLETOP_SENTINEL", "app") == "app"
     standby = settings.standby()  # a hot standby for history and lists (docs/operations.md)
     return Tabletop(
         open_store(settings),
@@ -236,6 +261,8 @@ def open_tabletop(settings: Settings) -> Tabletop:
         standby=open_store(standby) if standby is not None else None,
         resuming=not in_memory,  # (an in-memory store has no past, and no timekeeper)
         run_bots=plays_bots,
+        sentinel=settings if watches and not in_memory else None,
+        pace=Pace.from_env(),
     )
 
 

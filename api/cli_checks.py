@@ -1,6 +1,7 @@
 """The `tabletop` commands that check what the service recorded: `verify` (an export,
-offline), `monitor` (the transparency log, against the service), `replay` (an export's
-state at a version) and `keys rotate`. api/cli.py names them."""
+offline, or a game as the service serves it), `monitor` (the transparency log and the
+games it holds, against the service), `sentinel run` (the same, inside, from the store),
+`replay` (an export's state at a version) and `keys rotate`. api/cli.py names them."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ def _read(file: Path) -> list[dict[str, Any]]:
 
 
 def verify_cmd(
-    file: Annotated[Path, typer.Argument(help="an exported game or tournament (NDJSON)")],
+    file: Annotated[
+        Path | None, typer.Argument(help="an exported game or tournament (NDJSON)")
+    ] = None,
     games: Annotated[
         Path | None, typer.Option(help="a tournament's game exports, as <game id>.ndjson")
     ] = None,
@@ -41,11 +44,23 @@ def verify_cmd(
             "file of `tabletop monitor`): the inclusion proof must be against it"
         ),
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            help="the service (e.g. http://127.0.0.1:8000): the game as it serves it now "
+            "must be the export FILE (the first version that differs, or the events "
+            "missing); without FILE, the game --game as it serves it is checked"
+        ),
+    ] = None,
+    game: Annotated[
+        str | None, typer.Option(help="without FILE: the id of the game to check on --server")
+    ] = None,
 ) -> None:
     """Check an export offline: hash chain, seeds and re-execution (a tournament: its
-    chain, and each table's result against its game's export in --games), and its seal:
-    the footer's signature and the inclusion proof of its final hash in the transparency
-    log. Exit 0 only when it verifies."""
+    chain, and each table's result against its game's export in --games), its record
+    against its leaf in the transparency log (`tampered`), and its seal: the footer's
+    signature and the inclusion proof of its final hash. With --server, the game as the
+    service serves it now too. Exit 0 only when it verifies."""
     import msgspec
 
     from service.audit import TOURNAMENT_FORMATS, verify, verify_tournament
@@ -53,7 +68,13 @@ def verify_cmd(
     from service.signing import parse_keys
 
     hosted_games()
-    lines = _read(file)
+    leaf = None  # the leaf the export's footer carries, unless the log is asked (--game)
+    if file is None:
+        if game is None or server is None:
+            refuse("give an export FILE, or --game and --server")
+        lines, leaf = _served_game(server.rstrip("/"), game)
+    else:
+        lines = _read(file)
     keys = None
     if key is not None:
         try:
@@ -66,22 +87,78 @@ def verify_cmd(
         result = verify_tournament(lines, found)
         seal = check_export(lines, "tournament", keys, saved)
     else:
-        result = msgspec.to_builtins(verify(lines))
+        result = msgspec.to_builtins(verify(lines, leaf=leaf))
         seal = check_export(lines, "game", keys, saved)
+        if file is not None and server is not None:
+            _against_served(result, server.rstrip("/"), lines)
     result["verified"] = bool(result["verified"] and seal.ok)
     result["seal"] = msgspec.to_builtins(seal)
     sys.stdout.write(json.dumps(result) + "\n")
     raise typer.Exit(0 if result["verified"] else 1)
 
 
+def _served_game(base: str, game: str) -> tuple[list[dict[str, Any]], Any]:
+    """The game's export as the service serves it, and its leaf in the service's log (the
+    `Leaf` the audit takes; None when the log holds no end of it). When the service
+    exports none though its log holds the game's end, what the log and the game say is
+    printed (exit 1, tampered)."""
+    import msgspec
+
+    from service.audit import Leaf
+    from service.served_checks import against_served_leaf, logged_leaf, served_export
+
+    def get(path: str) -> tuple[int, str]:
+        status, body = _get(base + path)
+        if status >= 500:  # a server refusing to sign over its tree, or down: not a pass
+            out = {"verified": False, "detail": f"{base}{path} answered {status}: {body}"}
+            sys.stdout.write(json.dumps(out) + "\n")
+            raise typer.Exit(1)
+        return status, body
+
+    lines, _ = served_export(get, game)
+    leaf = logged_leaf(get, game)
+    if lines is not None:
+        logged = None if leaf is None else msgspec.convert(leaf, Leaf, strict=False)
+        return lines, logged
+    if leaf is None:
+        refuse(f"{base} exports no game {game}, and its log holds no end of it")
+    tamper = against_served_leaf(get, game, leaf)
+    out = {"verified": False, "tampered": True, "tamper": msgspec.to_builtins(tamper)}
+    out["detail"] = tamper.detail if tamper is not None else None
+    sys.stdout.write(json.dumps(out) + "\n")
+    raise typer.Exit(1)
+
+
+def _against_served(result: dict[str, Any], base: str, lines: list[dict[str, Any]]) -> None:
+    """An export saved before against the game as the service serves it now."""
+    import msgspec
+
+    from service.served_checks import against_served_export
+
+    tamper = against_served_export(lambda path: _get(base + path), lines)
+    if tamper is not None:
+        result["verified"], result["tampered"] = False, True
+        result["tamper"] = msgspec.to_builtins(tamper)  # (knows the version, the leaf not)
+        result["detail"] = tamper.detail
+
+
 def monitor(
     url: Annotated[str, typer.Argument(help="the service, e.g. http://127.0.0.1:8000")],
     state: Annotated[Path, typer.Option(help="the last head checked (JSON; made if absent)")],
+    games: Annotated[
+        int,
+        typer.Option(
+            help="games of the log checked per run against their leaves (the next ones "
+            "each run, from the first again after the last)"
+        ),
+    ] = 100,
 ) -> None:
     """Check the service's transparency log: its latest signed head must extend the head
     saved in --state (RFC 9162 consistency proof), signed by a key it served before or
-    now. Saves the new head when it does (exit 0); exit 1, the state left as it was, when
-    history was rewritten. Run it periodically."""
+    now; and the games it holds must be served as their leaves say (their ending's hash;
+    a logged game that reads as running lost its end). Saves the new head when all is well
+    (exit 0); exit 1, the state left as it was, when history was rewritten or a game was
+    tampered with. Run it periodically."""
     from service.seal import check_head, consistent
     from service.signing import parse_keys
 
@@ -91,7 +168,12 @@ def monitor(
         keys = parse_keys(_fetch(f"{base}/v1/keys"))
     except ValueError as error:
         refuse(f"{base}/v1/keys: {error}")
-    head = _fetch_json(f"{base}/v1/transparency/head")
+    status, answer = _get(f"{base}/v1/transparency/head")
+    if status != 200:  # a server that will not sign over its tree says why
+        out = {"consistent": False, "problems": [f"no head: {status} {answer}"]}
+        sys.stdout.write(json.dumps(out) + "\n")
+        raise typer.Exit(1)
+    head = json.loads(answer)
     old = saved.get("head")
     problems = [
         f"key {key_id} is no longer served as it was"
@@ -111,18 +193,49 @@ def monitor(
                     f"the head of {second} leaves does not extend the saved head of {first}: "
                     "the log's history was rewritten"
                 )
+    consistent_log = not problems
+    tampered, checked, next_game = _games_against_leaves(base, saved.get("next_game", 0), games)
+    problems += [f"game {t['game']} tampered with: {t['detail']}" for t in tampered]
     out = {
-        "consistent": not problems,
+        "consistent": consistent_log,
         "tree_size": head.get("tree_size"),
         "root_hash": head.get("root_hash"),
         "previous_tree_size": old.get("tree_size") if isinstance(old, dict) else None,
+        "games_checked": checked,
+        "tampered": tampered,
         "problems": problems,
     }
     if not problems:
         kept = {"url": base, "head": head, "keys": {**(saved.get("keys") or {}), **keys}}
+        kept["next_game"] = next_game
         state.write_text(json.dumps(kept, indent=1) + "\n", "utf-8")
     sys.stdout.write(json.dumps(out) + "\n")
     raise typer.Exit(0 if not problems else 1)
+
+
+def _games_against_leaves(
+    base: str, start: int, limit: int
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Up to `limit` game leaves from leaf `start` on, each against the game as served:
+    (what differs, games checked, the leaf to start from next time)."""
+    import msgspec
+
+    from service.served_checks import against_served_leaf
+
+    def get(path: str) -> tuple[int, str]:
+        return _get(base + path)
+
+    page = _fetch_json(f"{base}/v1/transparency/leaves?start={start}&limit={max(limit, 1)}")
+    leaves = [x for x in page.get("leaves") or [] if isinstance(x, dict)][:limit]
+    tampered = []
+    for leaf in leaves:
+        if leaf.get("kind") == "game":
+            found = against_served_leaf(get, str(leaf.get("id")), leaf)
+            if found is not None:
+                tampered.append(msgspec.to_builtins(found))
+    following = page.get("next_start")
+    next_game = start + len(leaves) if isinstance(following, int) else 0  # then round again
+    return tampered, sum(x.get("kind") == "game" for x in leaves), next_game
 
 
 keys_cli = typer.Typer(help="The service's signing keys.", no_args_is_help=True)
@@ -161,6 +274,21 @@ def _fetch(where: str) -> str:
         return Path(where).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         refuse(f"cannot read {where}: {error}")
+
+
+def _get(url: str) -> tuple[int, str]:
+    """The status and body a GET of an http(s) URL answers (an error status too); refused
+    (exit 2) when nothing answers."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return answer.status, answer.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8", "replace")
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        refuse(f"cannot read {url}: {error}")
 
 
 def _fetch_json(where: str) -> dict[str, Any]:
@@ -269,3 +397,55 @@ def ratings_recompute(
         raise typer.Exit(1) from None
     out = {"tree_size": head["tree_size"], "root_hash": head["root_hash"], "ratings": ratings}
     sys.stdout.write(json.dumps(out) + "\n")
+
+
+sentinel_cli = typer.Typer(
+    help="The sentinel: ended games re-checked against the transparency log.",
+    no_args_is_help=True,
+)
+
+
+@sentinel_cli.command("run")
+def sentinel_run(
+    once: Annotated[
+        bool,
+        typer.Option(
+            help="one pass over every logged game, at the events budget alone; prints "
+            "{checked, tampered} and exits 1 if a game was tampered with"
+        ),
+    ] = False,
+) -> None:
+    """Re-check every ended game's record against its leaf in the transparency log, pass
+    after pass, until interrupted (`tabletop serve` runs one already unless
+    TABLETOP_SENTINEL=elsewhere; on Postgres one process acts, the others wait). Its share
+    of the store: TABLETOP_SENTINEL_EVENTS_PER_S events read a second at most, a pass per
+    TABLETOP_SENTINEL_PERIOD_S seconds at most. What it finds shows in /health, /metrics
+    and the log."""
+    import dataclasses
+
+    import msgspec
+
+    from service.logs import configure
+    from service.sentinel import Pace, Sentinel, run_forever
+    from service.settings import Settings
+    from service.store import open_store
+
+    hosted_games()
+    settings = Settings.from_env()
+    configure(settings.log_json)
+    try:
+        pace = Pace.from_env()
+    except ValueError as error:
+        refuse(str(error))
+    if not once:
+        run_forever(settings)
+        return
+    store = open_store(settings)
+    try:
+        sentinel = Sentinel(store, dataclasses.replace(pace, period_s=0))
+        found = sentinel.sweep()
+    finally:
+        store.close()
+    out = {"checked": sentinel.checked, "tampered": msgspec.to_builtins(found)}
+    sys.stdout.write(json.dumps(out) + "\n")
+    raise typer.Exit(1 if found else 0)

@@ -20,8 +20,8 @@ from api.errors import documented
 from api.live import ndjson_lines
 from api.paging import LINK, next_link
 from api.perspective import replay_out, seat_asked
-from service.audit import export_lines, stored_lines, verify
-from service.errors import Conflict
+from service.audit import Leaf, export_lines, stored_lines, verify
+from service.errors import Conflict, NotFound
 from service.fold import ENDINGS
 from service.players import Player
 from service.transparency import log_of
@@ -121,7 +121,16 @@ def export(
 
     Example: GET /v1/games/{game_id}/export"""
     t = tabletop
-    lines, seed = _log_and_seed(t, game_id, None)
+    try:
+        lines, seed = _log_and_seed(t, game_id, None)
+    except Conflict as refused:
+        if refused.code == "game_not_finished" and log_of(t.store).leaf(str(game_id)):
+            raise Conflict(
+                "game_tampered",
+                "the transparency log holds this game's end, but its record has none: its "
+                "last events were deleted (GET .../audit says which)",
+            ) from None
+        raise
     out = list(export_lines(game_id, lines, seed))
     log_of(t.store).seal(out, tree_size)
     return Stream(ndjson(out), media_type=NDJSON, headers=IMMUTABLE if tree_size else None)
@@ -166,11 +175,27 @@ def _log_and_seed(
     responses=documented(400, 401, 404, 409),
 )
 def audit(request: Request[Any, Any, Any], tabletop: Shared, game_id: FromPath[UUID]) -> s.AuditOut:
-    """Verify the hash chain and re-run every recorded command from the revealed seed
-    (finished games; an arbiter, named in TABLETOP_ARBITERS, may audit a running one).
+    """Verify the hash chain and re-run every recorded command from the revealed seed.
+    The record is compared with the game's leaf in the transparency log too: one that is
+    not the record the log holds is `tampered` (how: `tamper`), and counts in /health and
+    /metrics until it is restored. Finished games, and any game the log holds the end of;
+    an arbiter, named in TABLETOP_ARBITERS, may audit a running one.
 
     Example: GET /v1/games/{game_id}/audit"""
     t = tabletop
-    lines, seed = _log_and_seed(t, game_id, t.caller(request, required=False))
-    report = verify(list(export_lines(game_id, lines, seed)), seed)
+    logged = log_of(t.store).leaf(str(game_id))
+    leaf = Leaf(final_hash=logged.final_hash, version=logged.version or None) if logged else None
+    try:
+        lines, seed = _log_and_seed(t, game_id, t.caller(request, required=False))
+    except (Conflict, NotFound) as refused:
+        if leaf is None or refused.code not in ("game_not_finished", "game_not_found"):
+            raise
+        # the log holds its end, its record none: judged on what is stored (no seed revealed)
+        lines, seed = stored_lines(t.store, game_id), None
+    exported = list(export_lines(game_id, lines, seed)) if lines else [{"id": str(game_id)}]
+    report = verify(exported, seed, leaf)
+    if report.tamper is not None:
+        t.findings.found(report.tamper)
+    elif leaf is not None:
+        t.findings.matches(str(game_id))
     return msgspec.convert(msgspec.to_builtins(report), s.AuditOut)

@@ -1,6 +1,6 @@
 """Prometheus metrics at /metrics: requests (count and latency per route template and
-status, and those under way), moves applied, and how far the read models trail the log
-(events and seconds).
+status, and those under way), moves applied, how far the read models trail the log
+(events and seconds), and the games found tampered with.
 
 Each app has a registry of its own, so several apps in one process (the tests) do not
 share counters. Moves and lag are read when scraped, not kept up to date on every event.
@@ -18,6 +18,7 @@ from prometheus_client.registry import Collector
 from api.health import StoreWatch
 from projections.runner import lag
 from projections.views import NAME, GamesView
+from service.findings import Findings
 from service.games import Games
 from service.reads import GameReads
 from service.store import EventStoreApp
@@ -31,6 +32,7 @@ class Observed(Protocol):
     reads: GamesView
     store: EventStoreApp
     watch: StoreWatch
+    findings: Findings
 
 
 class Metrics:
@@ -91,8 +93,16 @@ class _Scraped(Collector):
         try:
             self._t.watch.check_from_thread()  # bounded: a lost store must not hold the scrape
             behind, seconds = lag(self._t.store, self._t.reads)
+            tampered = len(self._t.findings.tampered())
         except Exception:  # the store does not answer: /health says so; metrics still serve
             return
+        found = GaugeMetricFamily(
+            "tabletop_tampered_games",
+            "Games whose record is not the one the transparency log holds (found by the "
+            "sentinel or an audit, in any process of the database; 0 when none).",
+        )
+        found.add_metric([], tampered)
+        yield found
         events = GaugeMetricFamily(
             "tabletop_projection_lag_events",
             "Events appended to the log and not yet in the read model.",

@@ -1,4 +1,5 @@
-"""Operations: whether the store answers (`/health`) and the server's metrics (`/metrics`)."""
+"""Operations: whether the store answers and nothing was found tampered with (`/health`),
+and the server's metrics (`/metrics`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from prometheus_client.exposition import generate_latest
 from api.bootstrap import Shared
 from api.errors import documented
 from api.schemas import Health
+from service.transparency import log_of
+
+SHOWN = 100  # tampered games named in /health
 
 
 class RunHealth(Health):
@@ -19,7 +23,7 @@ class RunHealth(Health):
     that the server answering on its port is that one (the README's "Trying it" waits for it).
     The operation is still declared to answer `Health`, whose schema allows this field."""
 
-    run: str
+    run: str | None = None
 
 
 @get(
@@ -30,12 +34,21 @@ class RunHealth(Health):
 )
 async def health(tabletop: Shared) -> Health:
     """Whether the event store answers: 200 `ok`, or 503 `store_unavailable` within 2 seconds
-    when it does not (answered on the event loop: it needs no worker thread).
+    when it does not (answered on the event loop). 200 `degraded` when games were found
+    tampered with (by the sentinel or an audit, in any process: `tampered_games`, their ids
+    in `tampered`) or this server's transparency log refuses to sign (`log_refusal`).
 
     Example: GET /health"""
     await tabletop.watch.check()
-    run = os.environ.get("TABLETOP_RUN_TOKEN")
-    return RunHealth("ok", run) if run else Health("ok")
+    tampered = tabletop.findings.known()  # (read again every few seconds, by a thread)
+    refusal = log_of(tabletop.store).refusal
+    answer = RunHealth(status="ok", run=os.environ.get("TABLETOP_RUN_TOKEN"))
+    if tampered or refusal:
+        answer.status = "degraded"
+        answer.tampered_games = len(tampered) or None
+        answer.tampered = sorted(tampered)[:SHOWN] or None
+        answer.log_refusal = refusal
+    return answer
 
 
 @get(

@@ -272,9 +272,38 @@ class AuditOut(msgspec.Struct, kw_only=True):
     # the re-run differs; null otherwise.
     detail: str | None
     client_seeds: list[str] | None = None  # fixed into the randomness (a /2 game)
+    # The record is not the one the transparency log holds for the game (its leaf: the hash
+    # of its ending, and the ending's version): rewritten, or cut short, after it ended.
+    tampered: bool = False
+    tamper: TamperOut | None = None  # how it differs; null when it does not
 
 
-class Health(msgspec.Struct):
-    """The server's health: its event store answers."""
+class TamperOut(msgspec.Struct, kw_only=True):
+    """How a game's record differs from what the transparency log holds for it."""
 
-    status: str  # `ok` (when the store does not answer, the answer is a 503 problem instead)
+    game: str  # the game's id
+    # final_hash_differs: its ending's hash is not the leaf's (an event changed, swapped or
+    # removed, and the chain redone); not_ended: the log holds its end, its record has none
+    # (its last events deleted); chain_broken: its hash chain breaks.
+    what: str
+    # The first version that differs or is missing, when it can be known (the chain breaks
+    # there, or the record stops short of the leaf's version); null otherwise.
+    first_version: int | None
+    stored_events: int  # how many events the record holds now
+    logged_version: int | None  # the version of the ending the log holds; null if not said
+    logged_hash: str | None  # the final hash the log holds
+    stored_hash: str | None  # the hash of the record's ending; null when it has none
+    detail: str  # for people
+
+
+class Health(msgspec.Struct, omit_defaults=True):
+    """The server's health: its event store answers, and nothing it holds was found
+    tampered with."""
+
+    # `ok`; `degraded` when the store answers but a game was found tampered with (still a
+    # 200: one bad game does not take the service down) or this process's transparency log
+    # refuses to sign. (When the store does not answer, the answer is a 503 problem.)
+    status: str
+    tampered_games: int | None = None  # degraded: how many games (GET .../audit says how)
+    tampered: list[str] | None = None  # their ids (the first 100)
+    log_refusal: str | None = None  # degraded: why this process will not sign tree heads

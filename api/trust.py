@@ -80,6 +80,10 @@ class LogLeaf(msgspec.Struct, kw_only=True):
     # The `hash` (hex) of its ending event in its export (game_finished, game_aborted or
     # tournament_finished).
     final_hash: str
+    # That event's version: how many events the record held when it ended (outside the
+    # leaf's hash, which covers kind, id and final_hash); null in leaves logged before it
+    # was kept.
+    version: int | None = None
 
 
 class LogLeaves(msgspec.Struct, kw_only=True):
@@ -126,6 +130,9 @@ def tree_head(tabletop: Shared, tree_size: SomeSize = None) -> HeadOut:
     """The latest signed tree head of the transparency log (every ended game and finished
     tournament, by final hash), or the one signed over `tree_size` leaves (404
     `head_not_found` if none was). `tabletop monitor` checks each against the last it saved.
+    503 `log_inconsistent` when the stored log no longer extends the tree this server holds
+    (rewritten under it), `log_signer_lost` when it lost the log's lock with games to log:
+    it answers no head of a tree the store does not hold.
 
     Example: GET /v1/transparency/head"""
     head = log_of(tabletop.store).head(tree_size)
@@ -208,7 +215,13 @@ def log_leaves(
     Example: GET /v1/transparency/leaves?start=0&limit=1000"""
     head, found = log_of(tabletop.store).leaves(start, limit, tree_size)
     leaves = [
-        LogLeaf(leaf_index=start + i, kind=e.kind, id=e.subject, final_hash=e.final_hash)
+        LogLeaf(
+            leaf_index=start + i,
+            kind=e.kind,
+            id=e.subject,
+            final_hash=e.final_hash,
+            version=e.version or None,
+        )
         for i, e in enumerate(found)
     ]
     end = start + len(leaves)

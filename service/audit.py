@@ -3,7 +3,9 @@
 `verify` works on export lines only, so the API's audit (reading the store) and
 `tabletop verify FILE` (reading an export) run the same checks: the hash chain, the seed
 against its commitment, the client seeds fixed when the last seat was taken (`/2`), and
-the re-execution of every recorded command through the rules. (The footer's signature and
+the re-execution of every recorded command through the rules, and the chain against the
+leaf the transparency log holds for it (the footer's, or the one the audit reads): a chain
+redone after an edit passes the rest (service/tamper.py). (The footer's signature and
 inclusion proof are service/seal.py's.)
 """
 
@@ -21,7 +23,7 @@ from domain.contract import RuleError
 from domain.randomness import rng_for
 from domain.registry import get as get_game
 from service import clocks, lifecycle
-from service.chain import FORMAT, FORMAT_1, FORMATS, GENESIS, LINE_FIELDS, RANDOMNESS, line_hash
+from service.chain import FORMAT, FORMAT_1, FORMATS, LINE_FIELDS, RANDOMNESS
 from service.fold import (
     CLOCK_CREDIT,
     ENDINGS,
@@ -42,6 +44,7 @@ from service.fold import (
 )
 from service.lines import spectator_lines
 from service.store import EventStoreApp, unpack
+from service.tamper import Tamper, against_leaf, first_broken
 from service.undo import REVERTED, UNDO_ACCEPTED, UNDO_DECLINED, UNDO_EVENTS, UNDO_REQUESTED
 from service.undo import refusal as undo_refusal
 
@@ -61,6 +64,15 @@ class Report(msgspec.Struct, kw_only=True):
     first_divergent_version: int | None = None
     detail: str | None = None
     client_seeds: list[str] | None = None  # fixed into the randomness (a /2 export)
+    tampered: bool = False  # the chain is not the one the transparency log holds
+    tamper: Tamper | None = None  # how it differs
+
+
+class Leaf(msgspec.Struct, kw_only=True):
+    """What the transparency log holds for a game: its ending's hash (and version)."""
+
+    final_hash: str
+    version: int | None = None
 
 
 def stored_lines(store: EventStoreApp, game_id: UUID) -> list[dict[str, Any]]:
@@ -118,14 +130,24 @@ def export_lines(
         }
 
 
-def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
+def verify(
+    lines: list[dict[str, Any]], seed_hex: str | None = None, leaf: Leaf | None = None
+) -> Report:
     """Check an export. `seed_hex` lets an arbiter audit a running game (whose export has
-    no footer yet) with the seed the server keeps."""
+    no footer yet) with the seed the server keeps; `leaf` is the game's leaf in the
+    transparency log (by default the one its footer carries)."""
     header, events, footer = _split(lines)
-    broken = _first_broken(events)
+    broken = first_broken(events)
     report = Report(
         verified=False, events=len(events), chain_intact=broken is None, first_broken_version=broken
     )
+    leaf = leaf or _footer_leaf(footer)
+    if leaf is not None:
+        report.tamper = against_leaf(str(header.get("id")), events, leaf.final_hash, leaf.version)
+        report.tampered = report.tamper is not None
+        if report.tamper is not None and report.tamper.what == "not_ended":
+            report.detail = report.tamper.detail
+            return report  # no seed is revealed: nothing more to check
     if header.get("format") not in FORMATS:
         report.detail = f"not a {' or '.join(FORMATS)} export"
         return report
@@ -146,9 +168,23 @@ def verify(lines: list[dict[str, Any]], seed_hex: str | None = None) -> Report:
         report.first_divergent_version, report.detail = divergence
     report.client_seeds = fold.fixed_seeds if fold is not None else None
     report.verified = bool(
-        report.chain_intact and report.seed_matches_commitment and report.reexecuted
+        report.chain_intact
+        and report.seed_matches_commitment
+        and report.reexecuted
+        and not report.tampered
     )
+    if report.tamper is not None and report.detail is None:
+        report.detail = report.tamper.detail  # (how the re-run differs, if it does, first)
     return report
+
+
+def _footer_leaf(footer: dict[str, Any] | None) -> Leaf | None:
+    """The leaf an export's footer carries (its inclusion proof's), if it reads."""
+    proof = (footer or {}).get("transparency")
+    leaf = proof.get("leaf") if isinstance(proof, dict) else None
+    if not isinstance(leaf, dict) or not isinstance(leaf.get("final_hash"), str):
+        return None
+    return Leaf(final_hash=leaf["final_hash"])
 
 
 def fold_lines(lines: list[dict[str, Any]], version: int) -> Fold:
@@ -168,19 +204,6 @@ def _split(
     footer = rest[-1] if rest and "version" not in rest[-1] else None
     events = rest[:-1] if footer is not None else rest
     return header, events, footer
-
-
-def _first_broken(events: list[dict[str, Any]]) -> int | None:
-    prev = GENESIS
-    for expected_version, line in enumerate(events, start=1):
-        if (
-            line.get("version") != expected_version
-            or line.get("prev_hash") != prev
-            or line_hash(line) != line.get("hash")
-        ):
-            return expected_version
-        prev = line["hash"]
-    return None
 
 
 def _reexecute(
@@ -508,7 +531,7 @@ def verify_tournament(
     from service.tournament_log import fold_stream
 
     header, events, footer = _split(lines)
-    broken = _first_broken(events)
+    broken = first_broken(events)
     missing: list[str] = []
     wrong: dict[str, str] = {}
     problems: list[str] = []

@@ -11,15 +11,27 @@ up before it answers from it (`sync`): it reads the endings after the last leaf,
 them and a head signed over the new size in one save; if another process appended first,
 the save conflicts and it reads theirs (the same leaves) instead. A crash loses nothing: an
 unsaved append is made again by the next reader.
+
+Only the holder of the log's lock (service/role_lock.py: the `serve` process whose follower
+took it) appends and signs; the others answer from the heads it stored. Before it signs it
+asks whether it still holds the lock, and every process checks each stored head against
+the tree of the stored leaves it holds: a process that lost the lock, or whose tree the
+stored log no longer extends (the leaves or heads rewritten under it), refuses to sign or
+to answer from its tree (503), and says so in its log, rather than sign a head of a tree
+that is not the store's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
+import time
 import uuid
 import weakref
 from dataclasses import dataclass
 from typing import Any, Literal
+from uuid import UUID
 
 import msgspec
 import structlog
@@ -30,8 +42,10 @@ from pymerkle import BaseMerkleTree
 
 from service import merkle
 from service.chain import export_statement, head_statement, leaf_data, now_text
-from service.errors import NotFound, Unprocessable
+from service.errors import NotFound, Problem, Unprocessable
 from service.fold import ENDINGS, UNREADABLE
+from service.pg_recorder import LockedFunctionRecorder
+from service.role_lock import RoleLock
 from service.signing import Signer
 from service.store import EventStoreApp, Recorded
 
@@ -43,6 +57,16 @@ HEADS_STREAM = uuid.uuid5(_NAMESPACE, "transparency-heads")
 TOURNAMENT_FINISHED = "tournament_finished"
 PAGE = 1000  # notifications read at a time
 _RECORDED = get_topic(Recorded)
+# Seconds between the signer's full re-reads of the stored log against its tree (a rewrite
+# of an old leaf shows nowhere else until another head is signed): TABLETOP_LOG_RECHECK_S.
+RECHECK = 60.0
+
+
+class LogRefused(Problem):
+    """This process will not sign a head, or answer from a tree the store no longer holds:
+    `log_inconsistent`, `log_signer_lost` or `log_not_signed` (no head yet)."""
+
+    status = 503
 
 
 @dataclass(frozen=True)
@@ -53,6 +77,9 @@ class LeafAppended(DomainEvent):
     subject: str  # the game's or tournament's id
     final_hash: str  # the hash of its last event
     position: int  # that event's notification id: the log's order
+    # That event's version (outside the leaf's hash: it says how many events a record that
+    # lost its end had); 0 in leaves appended before it was kept.
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,6 +150,10 @@ class TransparencyLog:
         self._tree = _Tree()
         self._scanned = 0  # every ending up to this position is a leaf
         self._lock = threading.Lock()
+        self._signs_on_own = not isinstance(store.recorder, LockedFunctionRecorder)  # SQLite
+        self.lock: RoleLock | None = None  # the log's lock, once this process took it
+        self.lost: str | None = None  # why it no longer holds it
+        self.refusal: str | None = None  # why the stored log no longer extends its tree
 
     # ---- appending ---------------------------------------------------------------------------
 
@@ -131,21 +162,48 @@ class TransparencyLog:
         with self._lock:
             self._sync()
 
-    def follow(self, stop: threading.Event, every: float = 1.0) -> None:
+    def take(self, lock: RoleLock) -> bool:
+        """Sign from now on if this process takes the log's lock (else another signs)."""
+        if not lock.take():
+            return False
+        with self._lock:
+            if self.lost is not None:
+                log.warning("transparency_signer_again", role=lock.name)
+            self.lock, self.lost = lock, None
+        return True
+
+    def follow(self, lock: RoleLock, stop: threading.Event, every: float = 1.0) -> None:
         """Keep the log caught up until `stop` (a thread of `tabletop serve`): a game is
         logged within about `every` seconds of its end even when nobody reads the log,
-        which narrows the time in which it could be rewritten before it is logged."""
-        while not stop.wait(every):
-            try:
-                self.sync()
-            except Exception:  # the store away for a moment: the next round catches up
-                log.exception("transparency_sync_failed")
+        which narrows the time in which it could be rewritten before it is logged. Waits
+        on the log's lock while another process holds it; re-reads the whole stored log
+        every TABLETOP_LOG_RECHECK_S seconds."""
+        recheck = float(os.environ.get("TABLETOP_LOG_RECHECK_S", RECHECK))
+        checked = time.monotonic()
+        try:
+            while not stop.wait(every):
+                try:
+                    if self.take(lock):
+                        if time.monotonic() - checked >= recheck:
+                            checked = time.monotonic()
+                            self.recheck()
+                        self.sync()
+                except LogRefused:
+                    pass  # said where it was found; it stays refused
+                except Exception:  # the store away for a moment: the next round catches up
+                    log.exception("transparency_sync_failed")
+        finally:
+            lock.release()
 
     def _sync(self) -> None:
         """(`sync` under the lock: the reads below hold it too, so that none sees the tree
         while a head is being computed.)"""
         for _ in range(10):
             self._refresh()
+            if self.refusal is not None:
+                raise LogRefused("log_inconsistent", self.refusal)
+            if not self._signs_on_own and self.lock is None:
+                return  # the holder of the log's lock signs: its stored heads answer
             start = max(self._scanned, self._leaves[-1].position if self._leaves else 0)
             endings, scanned = self._endings_after(start)
             leaves = [
@@ -157,13 +215,15 @@ class TransparencyLog:
                     subject=subject,
                     final_hash=final_hash,
                     position=position,
+                    version=version,
                 )
-                for i, (kind, subject, final_hash, position) in enumerate(endings)
+                for i, (kind, subject, final_hash, position, version) in enumerate(endings)
             ]
             size = len(self._leaves) + len(leaves)
             if not leaves and self._heads and self._heads[-1].tree_size == size:
                 self._scanned = scanned
                 return
+            self._may_sign()
             head = self._signed_head(size, leaves)
             try:
                 self._store.save(*leaves, head)
@@ -175,9 +235,65 @@ class TransparencyLog:
         log.warning("transparency_contended")  # others kept appending: theirs will do
         self._refresh()
 
-    def _endings_after(self, start: int) -> tuple[list[tuple[LeafKind, str, str, int]], int]:
-        """(kind, id, final hash, position) of each ending after `start`, in log order, and
-        the last position read."""
+    def _may_sign(self) -> None:
+        """Refuse (503, said in the log) unless this process holds the log's lock and the
+        stored log still ends as the tree it holds."""
+        if self._signs_on_own:
+            return
+        if self.lost is None and self.lock is not None and not self.lock.held():
+            self.lost = "this process lost the log's lock: another process may sign now"
+            log.error("transparency_refuses_to_sign", reason=self.lost)
+        if self.lost is not None:
+            raise LogRefused("log_signer_lost", self.lost)
+        self._still_ends_as_cached()
+
+    def _still_ends_as_cached(self) -> None:
+        """The stored last leaf and last head are still the ones this process read (a
+        rewrite that re-signs heads changes the last one); the rest is re-read by
+        `recheck`."""
+        held: list[tuple[str, UUID, list[Any]]] = [
+            ("leaf", LEAVES_STREAM, self._leaves),
+            ("head", HEADS_STREAM, self._heads),
+        ]
+        for name, stream, known in held:
+            if not known:
+                continue
+            stored = self._store.events.get(stream, gt=len(known) - 1, lte=len(known))
+            if list(stored) != known[-1:]:
+                self._refuse(
+                    f"the stored {name} {len(known)} is no longer the one this process holds"
+                )
+        if self.refusal is not None:
+            raise LogRefused("log_inconsistent", self.refusal)
+
+    def recheck(self) -> None:
+        """Read the whole stored log again: every leaf and head must be the one held."""
+        with self._lock:
+            leaves = list(self._store.events.get(LEAVES_STREAM, lte=len(self._leaves)))
+            heads = list(self._store.events.get(HEADS_STREAM, lte=len(self._heads)))
+            held: list[tuple[str, list[Any], list[Any]]] = [
+                ("leaf", leaves, self._leaves),
+                ("head", heads, self._heads),
+            ]
+            for name, stored, known in held:
+                changed = next(
+                    (i for i, (a, b) in enumerate(zip(stored, known, strict=False)) if a != b),
+                    None if len(stored) == len(known) else min(len(stored), len(known)),
+                )
+                if changed is not None:
+                    self._refuse(
+                        f"the stored {name} {changed + 1} is no longer the one this process "
+                        "holds: the log was rewritten"
+                    )
+
+    def _refuse(self, reason: str) -> None:
+        if self.refusal is None:
+            self.refusal = reason
+            log.error("transparency_refuses_to_sign", reason=reason)
+
+    def _endings_after(self, start: int) -> tuple[list[tuple[LeafKind, str, str, int, int]], int]:
+        """(kind, id, final hash, position, version) of each ending after `start`, in log
+        order, and the last position read."""
         endings = []
         while True:
             page = self._store.recorder.select_notifications(
@@ -189,7 +305,8 @@ class TransparencyLog:
                     if kind is not None:
                         event = self._store.mapper.to_domain_event(notification)
                         subject, final_hash = str(event.originator_id), getattr(event, "hash", "")
-                        endings.append((kind, subject, final_hash, notification.id))
+                        version = event.originator_version
+                        endings.append((kind, subject, final_hash, notification.id, version))
                 except (*UNREADABLE, msgspec.DecodeError) as error:
                     log.error("record_unreadable", position=notification.id, error=repr(error))
             if page:
@@ -219,15 +336,36 @@ class TransparencyLog:
         )
 
     def _refresh(self) -> None:
+        self._read_leaves()
+        heads = [
+            e
+            for e in self._store.events.get(HEADS_STREAM, gt=len(self._heads) or None)
+            if isinstance(e, HeadSigned)
+        ]
+        if heads and heads[-1].tree_size > len(self._leaves):  # appended since: read them too
+            self._read_leaves()
+        for event in heads:
+            self._heads.append(event)
+            self._by_size.setdefault(event.tree_size, event)
+            self._check(event)
+
+    def _read_leaves(self) -> None:
         for event in self._store.events.get(LEAVES_STREAM, gt=len(self._leaves) or None):
             assert isinstance(event, LeafAppended), "the leaves stream holds leaves"
             self._index.setdefault(event.subject, len(self._leaves))
             self._leaves.append(event)
             self._tree.hashes.append(_leaf_hash(event))
-        for event in self._store.events.get(HEADS_STREAM, gt=len(self._heads) or None):
-            assert isinstance(event, HeadSigned), "the heads stream holds heads"
-            self._heads.append(event)
-            self._by_size.setdefault(event.tree_size, event)
+
+    def _check(self, head: HeadSigned) -> None:
+        """A stored head must be the root of the stored leaves it counts: one that is not
+        was signed over another tree (a process holding a tree since rewritten, or a
+        rewrite of the leaves under the heads)."""
+        size = head.tree_size
+        if size > len(self._leaves) or self._tree.subtree(0, size).hex() != head.root_hash:
+            self._refuse(
+                f"the stored head {head.originator_version} (over {size} leaves) is not the "
+                "root of the stored leaves: heads of two trees, the log was rewritten"
+            )
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -239,6 +377,10 @@ class TransparencyLog:
 
     def _head(self, tree_size: int | None) -> HeadSigned:
         if tree_size is None:
+            if not self._heads:
+                raise LogRefused(
+                    "log_not_signed", "no tree head is signed yet: the log's signer has not run"
+                )
             return self._heads[-1]
         head = self._by_size.get(tree_size)
         if head is None:
@@ -285,11 +427,34 @@ class TransparencyLog:
             "inclusion": [p.hex() for p in path],
         }
 
+    def leaf(self, subject: str) -> LeafAppended | None:
+        """A game's or tournament's leaf, as this process holds it: a log that refuses to
+        sign still holds the leaves it vouched for, which is what an audit compares with."""
+        with self._lock:
+            self._sync_held()
+            index = self._index.get(subject)
+            return None if index is None else self._leaves[index]
+
+    def held(self, start: int, limit: int) -> list[LeafAppended]:
+        """The stored leaves from leaf `start` on, as this process holds them (read, never
+        appended: the sentinel's reads sign nothing)."""
+        with self._lock:
+            self._refresh()
+            return self._leaves[start : start + limit]
+
+    def size(self) -> int:
+        """How many leaves this process holds."""
+        return len(self._leaves)
+
+    def _sync_held(self) -> None:
+        with contextlib.suppress(LogRefused):  # (said in the log where it was found)
+            self._sync()
+
     def consistency(self, first: int, second: int) -> list[str]:
         """The proof that the tree of `second` leaves extends the tree of `first`."""
         with self._lock:
             self._sync()
-            size = self._heads[-1].tree_size
+            size = self._head(None).tree_size
             if not 0 <= first <= second <= size:
                 raise Unprocessable(
                     "invalid_tree_size", f"sizes must be 0 <= first <= second <= {size}"

@@ -67,3 +67,32 @@ def rewrite_json(settings: Settings, stream: UUID, version: int, edit: dict[str,
     """Change fields of a stored record kept as a JSON object (a seed, a log leaf)."""
     state = dict(_records(settings, stream))[version]
     _update(settings, stream, version, json.dumps({**json.loads(state), **edit}).encode())
+
+
+def delete_tail(settings: Settings, game_id: UUID, count: int) -> int:
+    """Delete a game's last `count` events; the version it is left at."""
+    last = _records(settings, game_id)[-1][0]
+    sql = "DELETE FROM {t} WHERE originator_id = {p} AND originator_version > {p}"
+    _run(settings, sql, (game_id, last - count))
+    return last - count
+
+
+def swap_events(settings: Settings, game_id: UUID, first: int, second: int) -> None:
+    """Swap what two of a game's events say (their places kept), the chain made whole."""
+    said = ("type", "seat", "at", "command", "idempotency_key", "data", "clock")
+    events = {v: _transcoder.decode(s) for v, s in _records(settings, game_id)}
+    swapped = {first: events[second], second: events[first]}
+
+    def swap(version: int, event: dict[str, Any]) -> None:
+        if version in swapped:
+            for key in said:
+                event.pop(key, None)
+                if key in swapped[version]:
+                    event[key] = swapped[version][key]
+
+    rewrite_game(settings, game_id, swap)
+
+
+def delete_stream(settings: Settings, stream: UUID) -> None:
+    """Delete every record of a stream (the log's heads, say)."""
+    _run(settings, "DELETE FROM {t} WHERE originator_id = {p}", (stream,))

@@ -1,6 +1,7 @@
 """As a new user would: play a game with chosen client seeds on a live server (Postgres),
 export it, verify it offline with the server's public key and a saved tree head
-(`tabletop verify --key --head`), and watch `tabletop monitor` catch a rewritten game."""
+(`tabletop verify --key --head`), and watch `tabletop monitor` catch a rewritten game, and
+the server refuse to sign over a rewritten log."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ import pytest
 
 from service.clocks import micros, stamp
 from service.settings import Settings
-from service.transparency import LEAVES_STREAM
+from service.transparency import HEADS_STREAM, LEAVES_STREAM
 from tests.support.api import Api
 from tests.support.serve import serve
-from tests.trust.rewrite import rewrite_game, rewrite_json
+from tests.trust.rewrite import delete_stream, rewrite_game, rewrite_json
 
 
 class Served:
@@ -115,15 +116,27 @@ def test_a_player_proves_a_result_and_the_monitor_catches_a_rewrite(
     assert report["chain_intact"] and report["seed_matches_commitment"] and report["reexecuted"]
     assert report["seal"]["signature"] == "valid"  # the service signs what it serves...
     assert report["seal"]["inclusion"] == "invalid"  # ...but its log holds the first ending
+    assert report["tampered"]  # ...which the export's own chain is checked against
     code, seen = _cli("monitor", "--state", str(state), served.url)
-    assert code == 0 and seen["consistent"]  # the log itself was not touched
+    assert code == 1 and seen["consistent"]  # the log itself was not touched...
+    assert [t["game"] for t in seen["tampered"]] == [game_id]  # ...the game it holds was
 
-    # 3. the insider rewrites the log's leaf too, restarts, and a game ends: the new head
-    # vouches for the rewritten game, and the monitor finds the history rewritten
+    # 3. the insider rewrites the log's leaf too and restarts: the stored heads are not the
+    # root of the stored leaves, and the server signs nothing over them
     final_hash = json.loads(rewritten.read_text().splitlines()[-2])["hash"]
     rewrite_json(pg_settings, LEAVES_STREAM, 1, {"final_hash": final_hash})
     served.stop()
     served.start()
+    refused = httpx.get(f"{served.url}/v1/transparency/head", timeout=30)
+    assert (refused.status_code, refused.json()["code"]) == (503, "log_inconsistent")
+
+    # 4. ... deletes the heads that betray it too, restarts, and a game ends: the new head
+    # vouches for the rewritten game, and the monitor finds the history rewritten
+    delete_stream(pg_settings, HEADS_STREAM)
+    served.stop()
+    served.start()
+    signed = httpx.get(f"{served.url}/v1/transparency/head", timeout=30).json()
+    assert signed["tree_size"] == 1  # a head over the rewritten tree of 1 leaf
     with httpx.Client(base_url=served.url, timeout=30) as http:
         api = Api(http)
         ended = api.create(api.player("cy"), "secret-duel", 2, {0: "random", 1: "random"})
@@ -134,7 +147,7 @@ def test_a_player_proves_a_result_and_the_monitor_catches_a_rewrite(
     assert code == 0 and report["seal"]["tree_size"] == 2  # fooled without a saved head
     at_saved = _export(served.url, game_id, tmp_path / "at-saved.ndjson", tree_size=1)
     code, report = _cli("verify", str(at_saved), "--key", keys, "--head", str(state))
-    assert code == 1 and report["seal"]["inclusion"] == "invalid"
+    assert code == 1 and report["seal"]["saved_head"] == "differs"  # re-signed over 1 leaf
     before = state.read_text()
     code, seen = _cli("monitor", "--state", str(state), served.url)
     assert code == 1 and not seen["consistent"]

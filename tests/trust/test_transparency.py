@@ -1,6 +1,6 @@
 """The transparency log in the store: every ended game and finished tournament appended
-once, in the store's log order, whichever process appends and after a crash; heads signed;
-proofs that check."""
+once, in the store's log order, whichever process holds the log's lock and after a crash;
+heads signed; proofs that check."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from service.audit import tournament_export
 from service.chain import leaf_data
 from service.fold import ENDINGS
 from service.players import Player, Players
+from service.role_lock import RoleLock
 from service.seal import check_export, check_head, consistent
 from service.settings import Settings
 from service.signing import Signer
 from service.store import EventStoreApp, Recorded, open_store
 from service.tournaments import NewTournament, TournamentService
-from service.transparency import LEAVES_STREAM, LeafAppended, TransparencyLog, head_out
+from service.transparency import LEAVES_STREAM, LeafAppended, TransparencyLog, head_out, log_of
 from tests.support.games import GameService, close_over
 from tests.tournaments.driving import play
 from tests.trust.test_merkle import mth
@@ -61,28 +62,36 @@ def _leaves(store: EventStoreApp) -> list[LeafAppended]:
     return [e for e in store.events.get(LEAVES_STREAM) if isinstance(e, LeafAppended)]
 
 
+def signing(log: TransparencyLog, settings: Settings) -> TransparencyLog:
+    """A log that signs: it holds the log's lock (as a `serve` process's follower takes it)."""
+    assert log.take(RoleLock(settings, "transparency"))
+    return log
+
+
 def test_two_processes_append_each_ending_once_in_log_order(
-    stores: tuple[EventStoreApp, EventStoreApp],
+    stores: tuple[EventStoreApp, EventStoreApp], any_settings: Settings
 ) -> None:
+    """Each follows the log, the lock handed over between them half-way."""
     one, two = stores
     logs = [TransparencyLog(one, Signer(one)), TransparencyLog(two, Signer(two))]
+    locks = [RoleLock(any_settings, "transparency") for _ in logs]
     games = GameService(one)
     player = Players(one).register("ada")[0]
     stop = threading.Event()
-
-    def keep_syncing(log: TransparencyLog) -> None:
-        while not stop.is_set():
-            log.sync()
-
-    threads = [threading.Thread(target=keep_syncing, args=(log,)) for log in logs]
+    threads = [
+        threading.Thread(target=log.follow, args=(lock, stop, 0.01))
+        for log, lock in zip(logs, locks, strict=True)
+    ]
     for thread in threads:
         thread.start()
-    _bots_games(games, player, 12)
+    _bots_games(games, player, 6)
+    holder = next((i for i, lock in enumerate(locks) if lock.held()), 0)
+    locks[holder].release()  # its session ends: the other takes the lock
+    _bots_games(games, player, 6)
     stop.set()
     for thread in threads:
         thread.join()
-    for log in logs:
-        log.sync()
+    signing(logs[0], any_settings).sync()
     leaves = _leaves(one)
     assert [(leaf.subject, leaf.final_hash) for leaf in leaves] == _endings(one)
     assert len({leaf.subject for leaf in leaves}) == 12
@@ -100,12 +109,16 @@ def test_two_processes_append_each_ending_once_in_log_order(
 
 
 def test_a_crash_before_the_save_loses_nothing(
-    stores: tuple[EventStoreApp, EventStoreApp], monkeypatch: pytest.MonkeyPatch
+    stores: tuple[EventStoreApp, EventStoreApp],
+    monkeypatch: pytest.MonkeyPatch,
+    any_settings: Settings,
 ) -> None:
     one, two = stores
     games = GameService(one)
     _bots_games(games, Players(one).register("ada")[0], 3)
+    lock = RoleLock(any_settings, "transparency")
     crashing = TransparencyLog(one, Signer(one))
+    assert crashing.take(lock)
 
     def crash(*events: Any) -> None:
         raise SystemExit("killed before the commit")
@@ -115,10 +128,13 @@ def test_a_crash_before_the_save_loses_nothing(
         crashing.sync()
     monkeypatch.undo()
     assert _leaves(one) == []
-    TransparencyLog(two, Signer(two)).sync()  # another process, or this one restarted
+    lock.release()  # the crashed process's session ends with it
+    signing(TransparencyLog(two, Signer(two)), any_settings).sync()  # another process
     _bots_games(games, Players(one).register("bob")[0], 2)
     restarted = TransparencyLog(one, Signer(one))
-    restarted.sync()
+    restarted.sync()  # on Postgres it holds no lock: it reads what the other signed
+    assert restarted.head().tree_size == (3 if any_settings.database_url else 5)
+    signing(restarted, any_settings).sync()
     leaves = _leaves(one)
     assert [(leaf.subject, leaf.final_hash) for leaf in leaves] == _endings(one)
     assert len(leaves) == 5 and restarted.head().tree_size == 5
@@ -141,6 +157,7 @@ def test_a_finished_tournament_is_logged_and_its_export_carries_the_proof(
             tournaments.register(organiser, tid, "random")
         tournaments.start(organiser, tid)
         assert play(tournaments, games, tid).state.status == "finished"
+        signing(log_of(store), pg_settings)
         lines = tournament_export(store, tid)
         keys = {k.key_id: k.public_key for k in Signer(store).published()}
     finally:

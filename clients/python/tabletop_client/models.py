@@ -9,97 +9,6 @@ from typing import Annotated, Any, Literal, TypeAlias
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 
-class AuditOut(Struct):
-    """
-    The audit of a game's log: its hash chain, its seed and every command re-run.
-    """
-
-    chain_intact: Annotated[
-        bool,
-        Meta(
-            description="every event's version, prev_hash and hash are as they should be"
-        ),
-    ]
-    """
-    every event's version, prev_hash and hash are as they should be
-    """
-    detail: (
-        Annotated[
-            str,
-            Meta(
-                description='For people: why the check stopped (not a known export format, no revealed seed) or how the re-run differs; null otherwise.'
-            ),
-        ]
-        | None
-    )
-    """
-    For people: why the check stopped (not a known export format, no revealed seed) or how the re-run differs; null otherwise.
-    """
-    events: Annotated[int, Meta(description='how many events the log has')]
-    """
-    how many events the log has
-    """
-    first_broken_version: (
-        Annotated[
-            int,
-            Meta(
-                description='The version of the first event whose version, prev_hash or hash is wrong; null if none.'
-            ),
-        ]
-        | None
-    )
-    """
-    The version of the first event whose version, prev_hash or hash is wrong; null if none.
-    """
-    first_divergent_version: (
-        Annotated[
-            int, Meta(description='the first event the re-run differs at; null if none')
-        ]
-        | None
-    )
-    """
-    the first event the re-run differs at; null if none
-    """
-    reexecuted: Annotated[
-        bool,
-        Meta(
-            description='every event was reproduced by re-running the log (false if not run)'
-        ),
-    ]
-    """
-    every event was reproduced by re-running the log (false if not run)
-    """
-    seed_matches_commitment: (
-        Annotated[
-            bool,
-            Meta(
-                description="The revealed seed's SHA-256 equals the game's seed_commitment; null when it was not checked (no seed to check: see `detail`)."
-            ),
-        ]
-        | None
-    )
-    """
-    The revealed seed's SHA-256 equals the game's seed_commitment; null when it was not checked (no seed to check: see `detail`).
-    """
-    verified: Annotated[
-        bool,
-        Meta(
-            description='the chain is intact, the seed matches its commitment, the re-run agrees'
-        ),
-    ]
-    """
-    the chain is intact, the seed matches its commitment, the re-run agrees
-    """
-    client_seeds: (
-        Annotated[list[str], Meta(description='fixed into the randomness (a /2 game)')]
-        | None
-        | UnsetType
-    ) = UNSET
-    """
-    fixed into the randomness (a /2 game)
-    """
-
-
 class BoardLine(Struct):
     """
     One player's (or bot's) line of a leaderboard.
@@ -2839,17 +2748,45 @@ class HeadsOut(Struct):
 
 class Health(Struct):
     """
-    The server's health: its event store answers.
+    The server's health: its event store answers, and nothing it holds was found tampered with.
     """
 
     status: Annotated[
         str,
         Meta(
-            description='`ok` (when the store does not answer, the answer is a 503 problem instead)'
+            description="`ok`; `degraded` when the store answers but a game was found tampered with (still a 200: one bad game does not take the service down) or this process's transparency log refuses to sign. (When the store does not answer, the answer is a 503 problem.)"
         ),
     ]
     """
-    `ok` (when the store does not answer, the answer is a 503 problem instead)
+    `ok`; `degraded` when the store answers but a game was found tampered with (still a 200: one bad game does not take the service down) or this process's transparency log refuses to sign. (When the store does not answer, the answer is a 503 problem.)
+    """
+    log_refusal: (
+        Annotated[
+            str, Meta(description='degraded: why this process will not sign tree heads')
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    degraded: why this process will not sign tree heads
+    """
+    tampered: (
+        Annotated[list[str], Meta(description='their ids (the first 100)')]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    their ids (the first 100)
+    """
+    tampered_games: (
+        Annotated[
+            int, Meta(description='degraded: how many games (GET .../audit says how)')
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    degraded: how many games (GET .../audit says how)
     """
 
 
@@ -3070,6 +3007,19 @@ class LogLeaf(Struct):
     leaf_index: Annotated[int, Meta(description="the leaf's place in the log, from 0")]
     """
     the leaf's place in the log, from 0
+    """
+    version: (
+        Annotated[
+            int,
+            Meta(
+                description="That event's version: how many events the record held when it ended (outside the leaf's hash, which covers kind, id and final_hash); null in leaves logged before it was kept."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    That event's version: how many events the record held when it ended (outside the leaf's hash, which covers kind, id and final_hash); null in leaves logged before it was kept.
     """
 
 
@@ -10652,6 +10602,74 @@ class TableOut(Struct):
     """
 
 
+class TamperOut(Struct):
+    """
+    How a game's record differs from what the transparency log holds for it.
+    """
+
+    detail: Annotated[str, Meta(description='for people')]
+    """
+    for people
+    """
+    first_version: (
+        Annotated[
+            int,
+            Meta(
+                description="The first version that differs or is missing, when it can be known (the chain breaks there, or the record stops short of the leaf's version); null otherwise."
+            ),
+        ]
+        | None
+    )
+    """
+    The first version that differs or is missing, when it can be known (the chain breaks there, or the record stops short of the leaf's version); null otherwise.
+    """
+    game: Annotated[str, Meta(description="the game's id")]
+    """
+    the game's id
+    """
+    logged_hash: Annotated[str, Meta(description='the final hash the log holds')] | None
+    """
+    the final hash the log holds
+    """
+    logged_version: (
+        Annotated[
+            int,
+            Meta(
+                description='the version of the ending the log holds; null if not said'
+            ),
+        ]
+        | None
+    )
+    """
+    the version of the ending the log holds; null if not said
+    """
+    stored_events: Annotated[
+        int, Meta(description='how many events the record holds now')
+    ]
+    """
+    how many events the record holds now
+    """
+    stored_hash: (
+        Annotated[
+            str,
+            Meta(description="the hash of the record's ending; null when it has none"),
+        ]
+        | None
+    )
+    """
+    the hash of the record's ending; null when it has none
+    """
+    what: Annotated[
+        str,
+        Meta(
+            description="final_hash_differs: its ending's hash is not the leaf's (an event changed, swapped or removed, and the chain redone); not_ended: the log holds its end, its record has none (its last events deleted); chain_broken: its hash chain breaks."
+        ),
+    ]
+    """
+    final_hash_differs: its ending's hash is not the leaf's (an event changed, swapped or removed, and the chain redone); not_ended: the log holds its end, its record has none (its last events deleted); chain_broken: its hash chain breaks.
+    """
+
+
 class TimedOut(Struct, tag_field='type', tag='timed_out'):
     """
     A seat's time ran out: its `on_timeout` policy decides for it.
@@ -10835,6 +10853,117 @@ class Withdraw(Struct):
     ) = UNSET
     """
     The entrant's id (`bot:greedy:1`), the organiser's to name; absent: yourself.
+    """
+
+
+class AuditOut(Struct):
+    """
+    The audit of a game's log: its hash chain, its seed and every command re-run.
+    """
+
+    chain_intact: Annotated[
+        bool,
+        Meta(
+            description="every event's version, prev_hash and hash are as they should be"
+        ),
+    ]
+    """
+    every event's version, prev_hash and hash are as they should be
+    """
+    detail: (
+        Annotated[
+            str,
+            Meta(
+                description='For people: why the check stopped (not a known export format, no revealed seed) or how the re-run differs; null otherwise.'
+            ),
+        ]
+        | None
+    )
+    """
+    For people: why the check stopped (not a known export format, no revealed seed) or how the re-run differs; null otherwise.
+    """
+    events: Annotated[int, Meta(description='how many events the log has')]
+    """
+    how many events the log has
+    """
+    first_broken_version: (
+        Annotated[
+            int,
+            Meta(
+                description='The version of the first event whose version, prev_hash or hash is wrong; null if none.'
+            ),
+        ]
+        | None
+    )
+    """
+    The version of the first event whose version, prev_hash or hash is wrong; null if none.
+    """
+    first_divergent_version: (
+        Annotated[
+            int, Meta(description='the first event the re-run differs at; null if none')
+        ]
+        | None
+    )
+    """
+    the first event the re-run differs at; null if none
+    """
+    reexecuted: Annotated[
+        bool,
+        Meta(
+            description='every event was reproduced by re-running the log (false if not run)'
+        ),
+    ]
+    """
+    every event was reproduced by re-running the log (false if not run)
+    """
+    seed_matches_commitment: (
+        Annotated[
+            bool,
+            Meta(
+                description="The revealed seed's SHA-256 equals the game's seed_commitment; null when it was not checked (no seed to check: see `detail`)."
+            ),
+        ]
+        | None
+    )
+    """
+    The revealed seed's SHA-256 equals the game's seed_commitment; null when it was not checked (no seed to check: see `detail`).
+    """
+    verified: Annotated[
+        bool,
+        Meta(
+            description='the chain is intact, the seed matches its commitment, the re-run agrees'
+        ),
+    ]
+    """
+    the chain is intact, the seed matches its commitment, the re-run agrees
+    """
+    client_seeds: (
+        Annotated[list[str], Meta(description='fixed into the randomness (a /2 game)')]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    fixed into the randomness (a /2 game)
+    """
+    tamper: (
+        Annotated[TamperOut, Meta(description='how it differs; null when it does not')]
+        | None
+        | UnsetType
+    ) = UNSET
+    """
+    how it differs; null when it does not
+    """
+    tampered: (
+        Annotated[
+            bool,
+            Meta(
+                description="The record is not the one the transparency log holds for the game (its leaf: the hash of its ending, and the ending's version): rewritten, or cut short, after it ended."
+            ),
+        ]
+        | UnsetType
+    ) = False
+    """
+    The record is not the one the transparency log holds for the game (its leaf: the hash of its ending, and the ending's version): rewritten, or cut short, after it ended.
     """
 
 

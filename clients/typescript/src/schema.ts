@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Whether the event store answers
-         * @description Whether the event store answers: 200 `ok`, or 503 `store_unavailable` within 2 seconds when it does not (answered on the event loop: it needs no worker thread).
+         * @description Whether the event store answers: 200 `ok`, or 503 `store_unavailable` within 2 seconds when it does not (answered on the event loop). 200 `degraded` when games were found tampered with (by the sentinel or an audit, in any process: `tampered_games`, their ids in `tampered`) or this server's transparency log refuses to sign (`log_refusal`).
          *
          *     Example:
          *
@@ -380,7 +380,7 @@ export interface paths {
         };
         /**
          * Verify the hash chain and re-run every recorded command from the revealed seed
-         * @description Verify the hash chain and re-run every recorded command from the revealed seed (finished games; an arbiter, named in TABLETOP_ARBITERS, may audit a running one).
+         * @description Verify the hash chain and re-run every recorded command from the revealed seed. The record is compared with the game's leaf in the transparency log too: one that is not the record the log holds is `tampered` (how: `tamper`), and counts in /health and /metrics until it is restored. Finished games, and any game the log holds the end of; an arbiter, named in TABLETOP_ARBITERS, may audit a running one.
          *
          *     Example:
          *
@@ -1256,7 +1256,7 @@ export interface paths {
         };
         /**
          * The latest signed tree head of the transparency log
-         * @description The latest signed tree head of the transparency log (every ended game and finished tournament, by final hash), or the one signed over `tree_size` leaves (404 `head_not_found` if none was). `tabletop monitor` checks each against the last it saved.
+         * @description The latest signed tree head of the transparency log (every ended game and finished tournament, by final hash), or the one signed over `tree_size` leaves (404 `head_not_found` if none was). `tabletop monitor` checks each against the last it saved. 503 `log_inconsistent` when the stored log no longer extends the tree this server holds (rewritten under it), `log_signer_lost` when it lost the log's lock with games to log: it answers no head of a tree the store does not hold.
          *
          *     Example:
          *
@@ -1376,6 +1376,13 @@ export interface components {
             reexecuted: boolean;
             /** @description The revealed seed's SHA-256 equals the game's seed_commitment; null when it was not checked (no seed to check: see `detail`). */
             seed_matches_commitment: boolean | null;
+            /** @description how it differs; null when it does not */
+            tamper?: components["schemas"]["TamperOut"] | null;
+            /**
+             * @description The record is not the one the transparency log holds for the game (its leaf: the hash of its ending, and the ending's version): rewritten, or cut short, after it ended.
+             * @default false
+             */
+            tampered?: boolean;
             /** @description the chain is intact, the seed matches its commitment, the re-run agrees */
             verified: boolean;
         };
@@ -3053,11 +3060,17 @@ export interface components {
         };
         /**
          * Health
-         * @description The server's health: its event store answers.
+         * @description The server's health: its event store answers, and nothing it holds was found tampered with.
          */
         Health: {
-            /** @description `ok` (when the store does not answer, the answer is a 503 problem instead) */
+            /** @description degraded: why this process will not sign tree heads */
+            log_refusal?: string | null;
+            /** @description `ok`; `degraded` when the store answers but a game was found tampered with (still a 200: one bad game does not take the service down) or this process's transparency log refuses to sign. (When the store does not answer, the answer is a 503 problem.) */
             status: string;
+            /** @description their ids (the first 100) */
+            tampered?: string[] | null;
+            /** @description degraded: how many games (GET .../audit says how) */
+            tampered_games?: number | null;
         };
         /**
          * InclusionOut
@@ -3152,6 +3165,8 @@ export interface components {
             kind: string;
             /** @description the leaf's place in the log, from 0 */
             leaf_index: number;
+            /** @description That event's version: how many events the record held when it ended (outside the leaf's hash, which covers kind, id and final_hash); null in leaves logged before it was kept. */
+            version?: number | null;
         };
         /**
          * LogLeaves
@@ -7392,6 +7407,28 @@ export interface components {
             seats: string[];
             /** @description the table's number in its round, from 0 */
             table: number;
+        };
+        /**
+         * TamperOut
+         * @description How a game's record differs from what the transparency log holds for it.
+         */
+        TamperOut: {
+            /** @description for people */
+            detail: string;
+            /** @description The first version that differs or is missing, when it can be known (the chain breaks there, or the record stops short of the leaf's version); null otherwise. */
+            first_version: number | null;
+            /** @description the game's id */
+            game: string;
+            /** @description the final hash the log holds */
+            logged_hash: string | null;
+            /** @description the version of the ending the log holds; null if not said */
+            logged_version: number | null;
+            /** @description how many events the record holds now */
+            stored_events: number;
+            /** @description the hash of the record's ending; null when it has none */
+            stored_hash: string | null;
+            /** @description final_hash_differs: its ending's hash is not the leaf's (an event changed, swapped or removed, and the chain redone); not_ended: the log holds its end, its record has none (its last events deleted); chain_broken: its hash chain breaks. */
+            what: string;
         };
         /**
          * TimedOut
