@@ -84,6 +84,7 @@ def serve(
     from projections.beside import RunnerBeside
     from projections.runner import view_for
     from service.settings import Settings
+    from service.sole import sole
     from service.store import open_store
 
     busy = taken(host, port)
@@ -93,10 +94,12 @@ def serve(
     settings = Settings.from_env()
     if workers > 1 and settings.database_url is None:
         raise typer.BadParameter("several workers need Postgres (set DATABASE_URL)")
-    # Create the tables once, here: workers creating them at once collide in Postgres.
-    store = open_store(settings)
-    view_for(store).create_table()
-    store.close()
+    # Create the tables once, here: workers creating them at once collide in Postgres, and
+    # so do hosts starting together on an empty database (hence the lock across hosts).
+    with sole(settings, "schema"):
+        store = open_store(settings)
+        view_for(store).create_table()
+        store.close()
     os.environ["TABLETOP_CREATE_TABLES"] = "n"
     typer.echo(f"Tabletop listening on http://{host}:{port} (interactive docs: /schema)")
     # One projection runner: on Postgres in a process of its own (see projections/beside.py),
@@ -368,13 +371,17 @@ cli.command("verify")(checks.verify_cmd)
 cli.command()(checks.monitor)
 cli.add_typer(checks.keys_cli, name="keys")
 cli.add_typer(checks.ratings_cli, name="ratings")
+cli.add_typer(checks.sentinel_cli, name="sentinel")
 cli.command()(checks.replay)
 
 
 def main() -> None:
     if not sys.argv[1:] or {"--help", "-h"} & set(sys.argv[1:]):
         # Help in click's plain form: rich alone takes longer to import than all the rest.
-        for app in (cli, projections, bots, timekeeper, checks.keys_cli, checks.ratings_cli):
+        for app in (
+            cli, projections, bots, timekeeper, checks.keys_cli, checks.ratings_cli,
+            checks.sentinel_cli,
+        ):  # fmt: skip
             app.rich_markup_mode = None
     cli()
 
