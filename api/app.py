@@ -43,11 +43,12 @@ from api.game_routes import (
 )
 from api.game_types import get_game_type
 from api.guard import GuardMiddleware
+from api.handoff import with_transport
 from api.head import head_as_get
 from api.live import stream_events
 from api.lobby import get_player, list_games
 from api.middleware import RequestMiddleware
-from api.operations import health, metrics
+from api.operations import health, metrics, ready
 from api.player_routes import create_player, create_stream_token
 from api.player_stream import player_stream
 from api.ratings_routes import ROUTES as rating_routes
@@ -113,6 +114,7 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
             export,
             audit,
             health,
+            ready,
             metrics,
             *cast("list[ControllerRouterHandler]", VIEWER),  # Router and handlers
         ],
@@ -148,5 +150,6 @@ def create_app(tabletop: Tabletop, settings: Settings | None = None) -> Litestar
     app.state.tabletop = tabletop
     app.state.settings = settings
     describe_operations(app)
-    app.asgi_handler = head_as_get(app.asgi_handler)
+    # outermost: the GET's own connection, for a game stream handed to the fan-out
+    app.asgi_handler = with_transport(head_as_get(app.asgi_handler))
     return app

@@ -11,6 +11,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
+from psycopg_pool import PoolTimeout
 
 from api.schemas import ProblemBody
 from domain.refusals import field_at
@@ -142,6 +143,7 @@ TITLES = {
     "undo_pending": "Takeback pending",
     "not_your_seat": "Not your seat",
     "out_of_time": "Out of time",
+    "not_ready": "Not ready",
     "overloaded": "Server overloaded",
     "player_not_found": "Player not found",
     "rate_limited": "Rate limited",
@@ -245,8 +247,15 @@ def on_http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
 
 
 def on_store_down(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    watch = request.app.state.tabletop.watch
+    if isinstance(exc.__cause__, PoolTimeout) and not watch.down:
+        # every pooled connection was busy for the pool's whole wait: a busy server, not a
+        # lost store (the store's prober, on a connection of its own, says which)
+        log.info("pool_busy", path=request.url.path)
+        detail = "the server is busy with the requests before yours; try again"
+        return problem(503, "overloaded", detail, {"Retry-After": "1"})
     log.warning("store_unavailable", path=request.url.path, error=repr(exc))
-    request.app.state.tabletop.watch.failed(exc)  # is it down? (api/health.py)
+    watch.failed(exc)  # is it down? (api/health.py)
     return problem(503, "unavailable", "the event store does not answer; try again shortly")
 
 

@@ -1,5 +1,5 @@
 """Operations: whether the store answers and nothing was found tampered with (`/health`),
-and the server's metrics (`/metrics`)."""
+whether this process takes traffic (`/ready`), and the server's metrics (`/metrics`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from prometheus_client.exposition import generate_latest
 
 from api.bootstrap import Shared
 from api.errors import documented
-from api.schemas import Health
+from api.schemas import Health, Ready
+from service.errors import Unavailable
 from service.transparency import log_of
 
 SHOWN = 100  # tampered games named in /health
@@ -49,6 +50,28 @@ async def health(tabletop: Shared) -> Health:
         answer.tampered = sorted(tampered)[:SHOWN] or None
         answer.log_refusal = refusal
     return answer
+
+
+@get(
+    "/ready",
+    operation_id="ready",
+    tags=["operations"],
+    responses=documented(503, api=False),
+)
+async def ready(tabletop: Shared) -> Ready:
+    """Whether this process takes traffic: 200 `ready`, or 503 `not_ready` while its store
+    does not answer, or while its timed games' clocks are being credited after an outage or
+    a start (moves in timed games would be held). Answered at once from what the process
+    knows (the store's last probe), whatever the load: for load balancers and deployments.
+
+    Example: GET /ready"""
+    try:
+        await tabletop.watch.check()
+    except Unavailable as lost:
+        raise Unavailable("not_ready", f"the store does not answer: {lost.detail}") from None
+    if tabletop.games.resuming.since is not None:
+        raise Unavailable("not_ready", "clocks are being credited after an outage or a start")
+    return Ready("ready")
 
 
 @get(

@@ -296,6 +296,12 @@ class TamperOut(msgspec.Struct, kw_only=True):
     detail: str  # for people
 
 
+class Ready(msgspec.Struct):
+    """This process takes traffic."""
+
+    status: str  # `ready`
+
+
 class Health(msgspec.Struct, omit_defaults=True):
     """The server's health: its event store answers, and nothing it holds was found
     tampered with."""

@@ -57,15 +57,19 @@ class Findings:
         self._read = 0  # events of the stream folded
         self._tampered: dict[str, TamperFound] = {}
         self._at = float("-inf")  # when the stream was last read (monotonic)
+        # `_lock` guards the state and is never held across a read of the store (the event
+        # loop takes it, in `known`); `_refreshing` orders the reads
         self._lock = threading.Lock()
+        self._refreshing = threading.Lock()
         self._reading: threading.Thread | None = None
 
     def tampered(self, fresh: float = FRESH) -> dict[str, TamperFound]:
         """The games found tampered and not cleared, read again if older than `fresh`
         seconds (/health and /metrics ask often; another process may have found one)."""
-        with self._lock:
+        with self._refreshing:
             if time.monotonic() - self._at >= fresh:
                 self._refresh()
+        with self._lock:
             return dict(self._tampered)
 
     def known(self) -> dict[str, TamperFound]:
@@ -140,7 +144,7 @@ class Findings:
     ) -> bool:
         """Whether this process appended it (not needed: another had, or it was known)."""
         for _ in range(10):
-            with self._lock:
+            with self._refreshing:
                 self._refresh()
                 if not needed(self._tampered.get(game)):
                     return False
@@ -154,10 +158,13 @@ class Findings:
         return False
 
     def _refresh(self) -> None:
-        for event in self._store.events.get(FINDINGS_STREAM, gt=self._read or None):
+        """(`_refreshing` held) Read what was appended since, then swap it in at once."""
+        tampered, read = dict(self._tampered), self._read
+        for event in self._store.events.get(FINDINGS_STREAM, gt=read or None):
             if isinstance(event, TamperFound):
-                self._tampered[event.game] = event
+                tampered[event.game] = event
             elif isinstance(event, TamperCleared):
-                self._tampered.pop(event.game, None)
-            self._read = event.originator_version
-        self._at = time.monotonic()
+                tampered.pop(event.game, None)
+            read = event.originator_version
+        with self._lock:
+            self._tampered, self._read, self._at = tampered, read, time.monotonic()

@@ -17,6 +17,7 @@ from api.main import build
 from service.settings import Settings
 from tests.projections.conftest import caught_up
 from tests.support.api import Api
+from tests.support.waits import wait_until
 
 
 class Proxy:
@@ -62,15 +63,69 @@ def test_health_is_503_when_the_store_does_not_answer(
     with TestClient(build(settings)) as client:
         assert client.get("/health").status_code == 200
         proxy.cut()
-        started = time.monotonic()
+        started = time.monotonic()  # /health tells what the store's prober last found:
+        wait_until(lambda: client.get("/health").status_code == 503, 5, "/health says 503")
+        assert time.monotonic() - started < 2  # a probe every 0.2 s, each at most 0.8 s
         r = client.get("/health")
-        assert r.status_code == 503
-        assert time.monotonic() - started < 5
         assert r.headers["content-type"].startswith("application/problem+json")
         assert r.json()["code"] == "store_unavailable"
         metrics = client.get("/metrics")  # still served, without the lag it cannot read
         assert metrics.status_code == 200
         assert "tabletop_projection_lag_events" not in metrics.text
+
+
+def test_ready_says_whether_this_process_takes_traffic(
+    pg_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/ready: 200 once the store answers and the clocks are resumed; 503 `not_ready` with
+    its reason while the store is lost."""
+    monkeypatch.setenv("TABLETOP_PROJECTIONS", "elsewhere")
+    url = urlparse(pg_settings.database_url)
+    proxy = Proxy(url.port or 5432)
+    via_proxy = url._replace(netloc=f"{url.username}@127.0.0.1:{proxy.port}").geturl()
+    with TestClient(build(Settings(database_url=via_proxy))) as client:
+        wait_until(lambda: client.get("/ready").status_code == 200, 10, "/ready says 200")
+        assert client.get("/ready").json() == {"status": "ready"}
+        proxy.cut()
+        wait_until(lambda: client.get("/ready").status_code == 503, 5, "/ready says 503")
+        r = client.get("/ready")
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert r.json()["code"] == "not_ready"
+        assert "store" in r.json()["detail"]
+
+
+def test_a_pool_all_busy_is_overloaded_not_a_lost_store(
+    pg_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that waits out the pool because every pooled connection is busy is answered
+    503 `overloaded`: the store answers (its prober says so), and nothing reports it down."""
+    monkeypatch.setenv("TABLETOP_PROJECTIONS", "elsewhere")
+    monkeypatch.setenv("TABLETOP_STORE_WAIT", "0.5")
+    url = pg_settings.database_url
+    assert url is not None
+    settings = Settings.from_env()
+    settings = Settings(
+        database_url=url.replace("pool_size=6&max_overflow=18", "pool_size=1&max_overflow=0"),
+        limits=settings.limits,
+    )
+    with TestClient(build(settings)) as client:
+        api = Api(client)
+        ada = api.player("ada")
+        game = api.create(ada, "secret-duel", 2, seat=0)["id"]
+        t = client.app.state.tabletop
+        t.games.current._cache._folds.clear()  # the next read goes to the store
+        pool = t.store.recorder.datastore.pool
+        held = pool.getconn()  # the pool's only connection, busy elsewhere
+        try:
+            r = client.get(f"/v1/games/{game}")
+        finally:
+            pool.putconn(held)
+        assert r.status_code == 503, r.text
+        assert r.json()["code"] == "overloaded"
+        assert r.headers["retry-after"] == "1"
+        assert not t.watch.down
+        assert client.get("/health").status_code == 200
+        assert client.get(f"/v1/games/{game}").status_code == 200
 
 
 def test_a_move_saved_on_the_loop_is_503_when_the_store_does_not_answer(

@@ -7520,6 +7520,17 @@ class RatingHistory(Struct):
     """
 
 
+class Ready(Struct):
+    """
+    This process takes traffic.
+    """
+
+    status: Annotated[str, Meta(description='`ready`')]
+    """
+    `ready`
+    """
+
+
 Bot: TypeAlias = Annotated[
     str,
     Meta(

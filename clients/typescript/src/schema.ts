@@ -56,6 +56,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this process takes traffic
+         * @description Whether this process takes traffic: 200 `ready`, or 503 `not_ready` while its store does not answer, or while its timed games' clocks are being credited after an outage or a start (moves in timed games would be held). Answered at once from what the process knows (the store's last probe), whatever the load: for load balancers and deployments.
+         *
+         *     Example:
+         *
+         *     ```sh
+         *     curl -s -X GET 'http://127.0.0.1:8000/ready'
+         *     ```
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/challenges": {
         parameters: {
             query?: never;
@@ -5803,6 +5829,14 @@ export interface components {
             ratings: components["schemas"]["RatingChange"][];
         };
         /**
+         * Ready
+         * @description This process takes traffic.
+         */
+        Ready: {
+            /** @description `ready` */
+            status: string;
+        };
+        /**
          * RecentGame
          * @description One of a player's recent games, with its seat and outcome there.
          */
@@ -7640,6 +7674,44 @@ export interface operations {
                 };
                 content: {
                     "text/plain; version=1.0.0; charset=utf-8": string;
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemBody"];
                 };
             };
         };
