@@ -2,6 +2,9 @@
 grows: at once for commits of this process (a listener of the write driver), and through a
 subscription to the log for other processes (LISTEN/NOTIFY on Postgres). It follows the log
 only while someone waits: with no one, a commit costs this process nothing.
+
+It also holds the fan-out (api/handoff.py), started with the first game stream that can be
+handed over to it, and stopped with the hub.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
 import anyio
@@ -18,6 +21,9 @@ import structlog
 
 from service.store import EventStoreApp
 from service.wakeup import subscribe
+
+if TYPE_CHECKING:
+    from api.handoff import Handoff
 
 log = structlog.get_logger("tabletop.live")
 
@@ -41,13 +47,29 @@ class LiveHub:
         self._commits: dict[UUID, int] = {}  # per watched game: commits heard so far
         # reads in flight, by (game, seat, after): (commits heard when it began, its result)
         self._reads: dict[tuple[UUID, int | None, int], tuple[int, asyncio.Future[Any]]] = {}
+        self._handoff: Handoff | None = None
+
+    @property
+    def handoff(self) -> Handoff:
+        """The fan-out of the game streams, made on first use (it starts on its own first
+        use: api/handoff.py)."""
+        from api.handoff import Handoff  # (not in the fan-out's process, which has no API)
+
+        with self._lock:
+            if self._handoff is None:
+                self._handoff = Handoff(self._store, self)
+            return self._handoff
 
     def stop(self) -> None:
-        """Stop following the log (the app stops; streams still open end with it)."""
+        """Stop following the log and the fan-out (the app stops; streams still open end
+        with it)."""
         with self._lock:
             subscription = self._unfollow()
+            handoff = self._handoff
         if subscription is not None:
             subscription.stop()
+        if handoff is not None:
+            handoff.stop()
 
     def _unfollow(self) -> Any:
         """(lock held) Forget the follower; returns its subscription, to stop outside the
@@ -91,12 +113,13 @@ class LiveHub:
             if game_id in self._commits:
                 self._commits[game_id] += 1
             waiters = [*self._waiters.get(game_id, ()), *self._waiters.get(ANY_GAME, ())]
-        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
-        for loop, woken in waiters:
-            by_loop.setdefault(loop, []).append(woken)
-        for loop, events in by_loop.items():
-            with suppress(RuntimeError):  # that loop is closed
-                loop.call_soon_threadsafe(_set_all, events)
+        _wake(waiters)
+
+    def wake_all(self) -> None:
+        """Wake every waiter, whatever its game (they read again, and go on waiting)."""
+        with self._lock:
+            waiters = [waiter for waiting in self._waiters.values() for waiter in waiting]
+        _wake(waiters)
 
     def commits(self, game_id: UUID) -> int:
         """How many commits of a watched game this hub has heard (it only grows)."""
@@ -147,6 +170,16 @@ class LiveHub:
                     closing = self._unfollow()
             if closing is not None:
                 closing.stop()  # the last stream closed
+
+
+def _wake(waiters: list[_Waiter]) -> None:
+    """One call per event loop, not one per waiter."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
+    for loop, woken in waiters:
+        by_loop.setdefault(loop, []).append(woken)
+    for loop, events in by_loop.items():
+        with suppress(RuntimeError):  # that loop is closed
+            loop.call_soon_threadsafe(_set_all, events)
 
 
 def _set_all(events: list[asyncio.Event]) -> None:

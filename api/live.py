@@ -14,13 +14,21 @@ mover's request behind them all. Streams that want the same thing (the same game
 position) share one read of it in one worker thread, which also encodes each event's JSON
 once for all of them. So the spectators of a game cost about one read per move, not one
 each, and the event loop (the writers' too) is left with little more than passing bytes on.
+
+Even so, passing each event through the ASGI layers once per stream kept a loop with 300
+spectators busy for most of every move. So an SSE stream served by uvicorn is handed over
+(api/handoff.py) to the fan-out (api/fanout.py), which reads and renders each event once
+per seat view and writes it to all of that view's sockets, in a process of its own on
+Postgres. Its head says `Connection: close`: the connection ends with the stream. A stream
+that cannot be handed over (a test client, HTTP/1.0, TLS, the fan-out not ready yet) is
+served here as before, and moves over as soon as it can.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -34,6 +42,8 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.bootstrap import Shared, Tabletop
 from api.errors import documented
+from api.fanout import HEARTBEAT
+from api.handoff import TRANSPORT
 from api.hub import GATHER
 from service.errors import Problem
 from service.fold import ENDINGS
@@ -41,7 +51,6 @@ from service.fold import ENDINGS
 log = structlog.get_logger("tabletop.live")
 
 EVENT_STREAM = "text/event-stream"
-HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
 RETRY_MS = 3000  # the `retry:` an EventSource waits before it reconnects
 PAGE = 1000
 
@@ -60,13 +69,20 @@ def _read(t: Tabletop, game_id: UUID, seat: int | None, after: int) -> tuple[lis
 
 
 async def follow(
-    t: Tabletop, game_id: UUID, seat: int | None, after: int
+    t: Tabletop,
+    game_id: UUID,
+    seat: int | None,
+    after: int,
+    leave: Callable[[int], bool] | None = None,
 ) -> AsyncIterator[Shown | None]:
     """The visible events after `after` (each with its JSON), then each new one as it is
     appended, until the game's last event; None now and then on a quiet stream (a
-    keep-alive)."""
+    keep-alive). Before each read, `leave(after)`: true ends it (the stream was handed
+    over, everything up to `after` sent)."""
     with t.live.watching(game_id) as woken:
         while True:
+            if leave is not None and leave(after):
+                return
             woken.clear()  # before reading: a commit during the read wakes us again
             since = t.live.commits(game_id)
             key = (game_id, seat, after)
@@ -99,9 +115,13 @@ async def ndjson_lines(
 
 
 async def _sse(
-    t: Tabletop, game_id: UUID, seat: int | None, after: int
+    t: Tabletop,
+    game_id: UUID,
+    seat: int | None,
+    after: int,
+    leave: Callable[[int], bool] | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
-    async for shown in follow(t, game_id, seat, after):
+    async for shown in follow(t, game_id, seat, after, leave):
         if shown is None:
             yield ServerSentEventMessage(comment="keep-alive")
         else:
@@ -109,16 +129,19 @@ async def _sse(
             yield ServerSentEventMessage(
                 data=data.decode(), id=event["version"], event="game_event"
             )
+    # Handed over, the transport is closing: let uvicorn hear it before the body's end,
+    # which it then drops (nothing more goes out from here).
+    await asyncio.sleep(0)
 
 
 def opening(
     t: Tabletop, request: Request[Any, Any, Any], game_id: UUID, token: str | None, after: int
-) -> tuple[int | None, bool]:
-    """The caller's seat (None for spectators) and whether the game is over with nothing
-    after `after` to send; 401/404 before streaming."""
+) -> tuple[int | None, bool, str]:
+    """The caller's seat (None for spectators), whether the game is over with nothing
+    after `after` to send, and the game's name; 401/404 before streaming."""
     fold = t.game(game_id)
     seat = t.game_reads.seat_for(fold, t.stream_caller(request, token, required=False))
-    return seat, fold.over and after >= fold.version
+    return seat, fold.over and after >= fold.version, fold.game.name
 
 
 @get(
@@ -157,7 +180,17 @@ async def stream_events(
         raise NotAcceptable("not_acceptable", f"this endpoint streams {EVENT_STREAM} only")
     start = max(after, last_event_id or 0)
     t = tabletop
-    seat, done = await anyio.to_thread.run_sync(opening, t, request, game_id, token, start)
+    seat, done, name = await anyio.to_thread.run_sync(opening, t, request, game_id, token, start)
     if done:
         return Response(None, status_code=204)
-    return ServerSentEvent(_sse(t, game_id, seat, start), retry_duration=RETRY_MS)
+    transport: asyncio.Transport | None = request.scope.get(TRANSPORT)  # type: ignore[assignment]
+    if transport is None:
+        return ServerSentEvent(_sse(t, game_id, seat, start), retry_duration=RETRY_MS)
+    handoff = t.live.handoff
+
+    def leave(after: int) -> bool:
+        return handoff.give(transport, name, game_id, seat, after)
+
+    answer = ServerSentEvent(_sse(t, game_id, seat, start, leave), retry_duration=RETRY_MS)
+    answer.headers["Connection"] = "close"  # the fan-out ends the connection with the stream
+    return answer

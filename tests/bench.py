@@ -20,8 +20,9 @@
 4. Storage: bytes per stored event on Postgres, table and indexes, and the payload.
 5. Memory: bytes per cached game (the deep size the game cache weighs it by), and the
    resident memory of a `tabletop serve` process holding 10,000 active games.
-6. Live fan-out: the POST latency of moves in one game with no spectators, then with 300
-   SSE spectators of it.
+6. Live fan-out: the POST latency of moves with no spectators beside the same with 300 SSE
+   spectators of the game, in alternating rounds on one server, with the load average and
+   whether the target holds (p99 at most twice; tests/bench_spectators.py).
 7. Rules speed of every registered game: random games per second on one core (selfplay in
    this process) and evolve-only events per second over an already decoded list; then
    random games per CPU-second per player count beside another commit's `domain/`
@@ -39,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import selectors
 import socket
 import statistics
 import subprocess
@@ -761,31 +761,9 @@ def _active_games(url: str, count: int, clients: int = 8) -> float:
 
 
 def fanout_section() -> None:
-    with _scratch() as schema, _serving(schema) as (_, url):
-        seats = [Http(url) for _ in range(4)]  # a Puerto Rico game: hundreds of moves
-        for seat in seats:
-            seat.key = seat.call("POST", "/v1/players", {"name": "fan"})[1]["api_key"]
-        body = {"game": "puerto-rico", "seats": 4, "seat": 0}
-        game = seats[0].call("POST", "/v1/games", body)[1]["id"]
-        for s in range(1, 4):
-            joined = seats[s].call("POST", f"/v1/games/{game}/join", {"seat": s})[1]
-        state = {"version": joined["version"], "awaiting": joined["awaiting"]}
-        alone = _timed_moves(seats, game, state, 120)
-        watchers = _spectators(url, game, SPECTATORS)
-        for seat in seats:
-            seat.connect()
-        try:
-            watched = _timed_moves(seats, game, state, 120)
-        finally:
-            watchers.set()
-        print(
-            f"\n## Live fan-out (one Puerto Rico game, {SPECTATORS} SSE spectators)\n\n"
-            "| spectators | moves | POST p50 ms | POST p99 ms |\n|---|---|---|---|\n"
-            f"| 0 | {len(alone)} | {_pct(alone, 0.5):.2f} | {_pct(alone, 0.99):.2f} |\n"
-            f"| {SPECTATORS} | {len(watched)} | {_pct(watched, 0.5):.2f} "
-            f"| {_pct(watched, 0.99):.2f} |",
-            flush=True,
-        )
+    from tests.bench_spectators import fanout_section as spectated
+
+    spectated(SPECTATORS)
 
 
 def _timed_moves(seats: list[Http], game: str, state: dict[str, Any], moves: int) -> list[float]:
@@ -805,33 +783,6 @@ def _timed_moves(seats: list[Http], game: str, state: dict[str, Any], moves: int
         latencies.append(time.perf_counter() - began)
         state["version"], state["awaiting"] = answer["version"], answer["awaiting"]
     return latencies
-
-
-def _spectators(url: str, game: str, count: int) -> threading.Event:
-    """`count` SSE streams of the game, drained by one thread until the event is set."""
-    parsed = urllib.parse.urlparse(url)
-    request = (
-        f"GET /v1/games/{game}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
-    ).encode()
-    selector = selectors.DefaultSelector()
-    for _ in range(count):
-        sock = socket.create_connection((parsed.hostname, parsed.port))
-        sock.sendall(request)
-        sock.setblocking(False)
-        selector.register(sock, selectors.EVENT_READ)
-    stop = threading.Event()
-
-    def drain() -> None:
-        while not stop.is_set():
-            for key, _ in selector.select(0.2):
-                with contextlib.suppress(BlockingIOError):
-                    key.fileobj.recv(65536)  # type: ignore[union-attr]
-        for key in list(selector.get_map().values()):
-            key.fileobj.close()  # type: ignore[union-attr]
-
-    threading.Thread(target=drain, daemon=True).start()
-    time.sleep(2)  # every stream open and past its first read
-    return stop
 
 
 # ---- 7. rules speed ------------------------------------------------------------------------

@@ -239,8 +239,20 @@ def wait_for_acks(tables: list[Table], count: int, seconds: float) -> None:
         time.sleep(0.02)
 
 
+def checked_get(url: str, patience: float = 30) -> httpx.Response:
+    """A GET as a client makes it: a 503 is asked again after its Retry-After, for
+    `patience` seconds (after an outage, the transparency log's signer may take a moment
+    to take its lock again before an export can be signed)."""
+    deadline = time.monotonic() + patience
+    while True:
+        answer = httpx.get(url, timeout=30)
+        if answer.status_code != 503 or time.monotonic() > deadline:
+            return answer
+        time.sleep(min(float(answer.headers.get("retry-after", "1")), 1.0))
+
+
 def export(url: str, game: str) -> list[dict[str, Any]]:
-    answer = httpx.get(f"{url}/v1/games/{game}/export", timeout=30)
+    answer = checked_get(f"{url}/v1/games/{game}/export")
     assert answer.status_code == 200, answer.text
     return [json.loads(line) for line in answer.text.splitlines() if line.strip()]
 
@@ -269,7 +281,7 @@ def check_exactly_once(url: str, tables: list[Table]) -> int:
                 assert tuple(e["version"] for e in stored) == ack.versions, ack
                 assert (stored[0]["seat"], stored[0]["command"]) == (ack.seat, ack.move), ack
                 checked += 1
-            audit = httpx.get(f"{url}/v1/games/{game}/audit", timeout=30)
+            audit = checked_get(f"{url}/v1/games/{game}/audit")
             assert audit.status_code == 200 and audit.json()["verified"], audit.text
     return checked
 
