@@ -440,12 +440,17 @@ def sentinel_run(
     if not once:
         run_forever(settings)
         return
+    from service.transparency import log_of
+
     store = open_store(settings)
     try:
         sentinel = Sentinel(store, dataclasses.replace(pace, period_s=0))
         found = sentinel.sweep()
+        refusal = log_of(store).refusal  # the log itself no longer what it signed
     finally:
         store.close()
     out = {"checked": sentinel.checked, "tampered": msgspec.to_builtins(found)}
+    if refusal is not None:
+        out["log_inconsistent"] = refusal
     sys.stdout.write(json.dumps(out) + "\n")
-    raise typer.Exit(1 if found else 0)
+    raise typer.Exit(1 if found or refusal is not None else 0)

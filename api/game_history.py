@@ -131,6 +131,14 @@ def export(
                 "last events were deleted (GET .../audit says which)",
             ) from None
         raise
+    if not any(line.get("type") in ENDINGS for line in lines):
+        # the game reads as over (this process holds it so), but its stored record has no
+        # end: events were deleted under it
+        raise Conflict(
+            "game_tampered",
+            "this game is over, but its stored record has no end: its last events were "
+            "deleted (GET .../audit says which)",
+        )
     out = list(export_lines(game_id, lines, seed))
     log_of(t.store).seal(out, tree_size)
     return Stream(ndjson(out), media_type=NDJSON, headers=IMMUTABLE if tree_size else None)
@@ -194,8 +202,13 @@ def audit(request: Request[Any, Any, Any], tabletop: Shared, game_id: FromPath[U
         lines, seed = stored_lines(t.store, game_id), None
     exported = list(export_lines(game_id, lines, seed)) if lines else [{"id": str(game_id)}]
     report = verify(exported, seed, leaf)
+    refusal = log_of(t.store).refusal
     if report.tamper is not None:
         t.findings.found(report.tamper)
-    elif leaf is not None:
+    elif leaf is not None and refusal is None:
         t.findings.matches(str(game_id))
+    elif leaf is not None:  # the log's own record differs from what it signed: its leaf
+        report.verified = False  # vouches for nothing, and clears no finding
+        report.detail = f"the transparency log is not consistent ({refusal}): this game's "
+        report.detail += "leaf cannot vouch for its record"
     return msgspec.convert(msgspec.to_builtins(report), s.AuditOut)

@@ -111,7 +111,7 @@ def export_lines(
     game_id: UUID, lines: list[dict[str, Any]], seed: str | None
 ) -> Iterator[dict[str, Any]]:
     """Header, events, footer (docs/export-format.md)."""
-    created = lines[0].get("data") or {}
+    created = (lines[0].get("data") if lines else None) or {}
     yield {
         "format": FORMAT if created.get("randomness") == RANDOMNESS else FORMAT_1,
         "game": created.get("game"),
@@ -510,7 +510,7 @@ def tournament_export(store: EventStoreApp, tournament_id: UUID) -> list[dict[st
     from service.transparency import log_of
 
     lines = stored_lines(store, tournament_id)
-    created = lines[0].get("data") or {}
+    created = (lines[0].get("data") if lines else None) or {}
     out = [{"format": TOURNAMENT_FORMAT, "id": str(tournament_id), **created}]
     out += lines
     if lines[-1].get("type") == "tournament_finished":

@@ -74,13 +74,14 @@ class Sentinel:
             leaves = logged.held(start, PAGE)
             start += len(leaves)
             for leaf in leaves:
-                if stop.is_set() or leaf.kind != "game":
-                    continue
+                if stop.is_set() or leaf.kind != "game" or logged.leaf(leaf.subject) != leaf:
+                    continue  # a game is held to its first leaf (a later one vouches nothing)
                 checking = time.monotonic()
                 tamper, events = check_game(self._store, leaf)
                 self.checked += 1
                 if tamper is None:
-                    self.findings.matches(leaf.subject)
+                    if logged.refusal is None:  # a leaf of a log that is not itself whole
+                        self.findings.matches(leaf.subject)  # clears nothing
                 else:
                     self.findings.found(tamper)
                     found.append(tamper)

@@ -206,6 +206,7 @@ class TransparencyLog:
                 return  # the holder of the log's lock signs: its stored heads answer
             start = max(self._scanned, self._leaves[-1].position if self._leaves else 0)
             endings, scanned = self._endings_after(start)
+            endings = self._first_endings(endings)
             leaves = [
                 LeafAppended(
                     originator_id=LEAVES_STREAM,
@@ -290,6 +291,23 @@ class TransparencyLog:
         if self.refusal is None:
             self.refusal = reason
             log.error("transparency_refuses_to_sign", reason=reason)
+
+    def _first_endings(
+        self, endings: list[tuple[LeafKind, str, str, int, int]]
+    ) -> list[tuple[LeafKind, str, str, int, int]]:
+        """Each subject's first ending only. A game or tournament ends once: another ending
+        of one the log holds (or twice in one batch) is a record deleted and stored again,
+        perhaps changed. It gets no leaf: the first leaf stays what the game is held to,
+        and the audit and the sentinel find the stored record against it."""
+        first, seen = [], set(self._index)
+        for ending in endings:
+            subject = ending[1]
+            if subject in seen:
+                log.error("transparency_ending_again", subject=subject, position=ending[3])
+                continue
+            seen.add(subject)
+            first.append(ending)
+        return first
 
     def _endings_after(self, start: int) -> tuple[list[tuple[LeafKind, str, str, int, int]], int]:
         """(kind, id, final hash, position, version) of each ending after `start`, in log
