@@ -28,8 +28,9 @@ import bisect
 import json
 import os
 import socket
-import sys
+import struct
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any, cast
@@ -38,12 +39,11 @@ from uuid import UUID
 import msgspec
 import structlog
 
-from api.hub import GATHER
+from api.live_pace import GATHER, HEARTBEAT
 from service.fold import ENDINGS
 
 log = structlog.get_logger("tabletop.fanout")
 
-HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
 PAGE = 1000  # events per read of the store
 HIGH_WATER = 256 * 1024  # bytes a socket may have unsent before it is skipped
 STUCK = 60.0  # seconds a skipped socket may stay full before it is dropped
@@ -51,7 +51,9 @@ STUCK = 60.0  # seconds a skipped socket may stay full before it is dropped
 # LISTEN connection (the hub then stops following) must not leave its streams stalled
 RECHECK = 5.0
 NICE = 5  # the fan-out process's niceness: the API's writers come first on a busy machine
-MESSAGE = 4096  # the largest hand-off message (a game id, a seat, a version)
+MESSAGE = 4096  # the largest hand-off message (a game id, a seat, a version, an address)
+# streams one client address may hold here (`serve --max-per-address`, as api/server.py)
+MAX_PER_ADDRESS = int(os.environ.get("TABLETOP_MAX_PER_ADDRESS", "64"))
 
 KEEP_ALIVE = b": keep-alive\r\n\r\n"
 END = b"0\r\n\r\n"  # the chunked body's end
@@ -96,8 +98,11 @@ class Batch:
 class Stream(asyncio.Protocol):
     """One spectator's (or player's) socket: what it was sent, and whether it keeps up."""
 
-    def __init__(self, view: View, sent: int) -> None:
+    def __init__(
+        self, view: View, sent: int, address: str | None = None, counts: Counter[str] | None = None
+    ) -> None:
         self.view, self.sent = view, sent
+        self._address, self._counts = address, counts  # what it counts against, if capped
         self.transport: asyncio.WriteTransport | None = None
         self.full_since: float | None = None  # when its buffer passed the high-water mark
         self.written = time.monotonic()
@@ -108,6 +113,8 @@ class Stream(asyncio.Protocol):
         self.transport = cast(asyncio.WriteTransport, transport)
         self.transport.set_write_buffer_limits(high=HIGH_WATER)
         self.view.streams.add(self)
+        if self._address is not None and self._counts is not None:
+            self._counts[self._address] += 1
 
     def data_received(self, data: bytes) -> None:
         """A client sends nothing more on a stream (a pipelined request goes unanswered)."""
@@ -118,6 +125,11 @@ class Stream(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.done = True
         self.view.leave(self)
+        if self._address is not None and self._counts is not None:
+            self._counts[self._address] -= 1
+            if self._counts[self._address] <= 0:
+                del self._counts[self._address]
+            self._address = None
 
     def pause_writing(self) -> None:
         self.full_since = time.monotonic()
@@ -174,6 +186,8 @@ class FanOut:
         self._watching = watching
         self._read = read
         self.views: dict[tuple[UUID, int | None], View] = {}
+        self.streams_of: Counter[str] = Counter()  # streams held, by client address
+        self.refused = 0  # hand-offs refused: their address held its cap already
         self._tasks: set[asyncio.Future[None]] = set()
 
     def _spawn(self, work: Any) -> None:
@@ -214,15 +228,25 @@ class FanOut:
             try:
                 asked = json.loads(message)
                 game, seat, after = UUID(asked["game"]), asked["seat"], int(asked["after"])
+                address = asked.get("address")
             except (ValueError, KeyError, TypeError):
                 os.close(fds[0])
                 log.warning("fanout_bad_handoff", message=message[:200])
                 continue
             sock = socket.socket(fileno=fds[0])
+            if address is not None and self.streams_of[address] >= MAX_PER_ADDRESS:
+                # streams leave the API process's count when handed over: they count here,
+                # against a cap of the same size (a client holds at most both)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                sock.close()
+                self.refused += 1
+                continue
             sock.setblocking(False)
-            self._spawn(self._adopt(sock, game, seat, after))
+            self._spawn(self._adopt(sock, game, seat, after, address))
 
-    async def _adopt(self, sock: socket.socket, game: UUID, seat: int | None, after: int) -> None:
+    async def _adopt(
+        self, sock: socket.socket, game: UUID, seat: int | None, after: int, address: str | None
+    ) -> None:
         loop = asyncio.get_running_loop()
         key = (game, seat)
         found = self.views.get(key)
@@ -231,7 +255,9 @@ class FanOut:
             self._spawn(self._follow(found))
         view = found
         try:
-            await loop.connect_accepted_socket(lambda: Stream(view, after), sock)
+            await loop.connect_accepted_socket(
+                lambda: Stream(view, after, address, self.streams_of), sock
+            )
         except OSError:  # the client left meanwhile
             sock.close()
             return
@@ -316,46 +342,3 @@ def reader(reads: Any) -> Read:
         return reads.visible_events(fold, seat, after, PAGE), fold.over, fold.version
 
     return read
-
-
-def main() -> None:
-    """The fan-out process: `python -m api.fanout <fd of its channel>`. Its first message is
-    the store's settings; it answers with the games it knows, then serves until the API
-    process closes the channel (or dies)."""
-    from api.hub import LiveHub
-    from domain.registry import GAMES
-    from service.current import Current
-    from service.logs import configure
-    from service.plugins import load_plugins
-    from service.reads import GameReads
-    from service.store import EventStoreApp
-
-    channel = socket.socket(fileno=int(sys.argv[1]))
-    with suppress(OSError):
-        os.nice(NICE)
-    configure()
-    load_plugins()
-    env = json.loads(channel.recv(1 << 20))
-    store = EventStoreApp(env=env)
-    hub = LiveHub(store)
-    channel.send(json.dumps({"games": sorted(GAMES)}).encode())
-    try:
-        fanout = FanOut(hub.watching, reader(GameReads(store, Current(store))))
-        _run(fanout.serve(channel))
-    finally:
-        hub.stop()
-        store.close()
-
-
-def _run(main: Any) -> None:
-    """uvloop's loop where it is installed (as uvicorn does): its writes cost less."""
-    try:
-        import uvloop
-    except ImportError:
-        asyncio.run(main)
-    else:
-        uvloop.run(main)
-
-
-if __name__ == "__main__":
-    main()

@@ -118,7 +118,11 @@ class Handoff:
             or transport.get_write_buffer_size()  # the client is behind: sent, not received
         ):
             return False
-        message = json.dumps({"game": str(game_id), "seat": seat, "after": after}).encode()
+        # the client address the connection counted against here (None: a trusted proxy's,
+        # uncapped): the fan-out caps its streams per address as api/server.py does
+        address = getattr(transport.get_protocol(), "_counted", None)
+        asked = {"game": str(game_id), "seat": seat, "after": after, "address": address}
+        message = json.dumps(asked).encode()
         transport.pause_reading()
         fd = os.dup(sock.fileno())
         try:
@@ -162,7 +166,7 @@ class Handoff:
         path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "api.fanout", str(theirs.fileno())],
+                [sys.executable, "-m", "api.fanout_process", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 env={**os.environ, "PYTHONPATH": path},
                 stdin=subprocess.DEVNULL,

@@ -19,6 +19,7 @@ from uuid import UUID
 import anyio
 import structlog
 
+from api.live_pace import GATHER
 from service.store import EventStoreApp
 from service.wakeup import subscribe
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("tabletop.live")
 
-GATHER = 0.1  # seconds a woken stream waits at least for more commits before it reads
 ANY_GAME = UUID(int=0)  # watching it wakes on every game's commits (the player streams)
 
 

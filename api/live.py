@@ -42,9 +42,8 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.bootstrap import Shared, Tabletop
 from api.errors import documented
-from api.fanout import HEARTBEAT
 from api.handoff import TRANSPORT
-from api.hub import GATHER
+from api.live_pace import GATHER, HEARTBEAT
 from service.errors import Problem
 from service.fold import ENDINGS
 

@@ -22,9 +22,9 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from api.bootstrap import Shared, Tabletop
 from api.errors import documented
-from api.fanout import HEARTBEAT
 from api.hub import ANY_GAME
 from api.live import EVENT_STREAM, RETRY_MS, NotAcceptable
+from api.live_pace import HEARTBEAT
 from projections.notices import Notice
 
 NDJSON = "application/x-ndjson"

@@ -154,7 +154,9 @@ def test_spectators_and_a_seat_each_get_every_event_in_order_from_the_fanout(
     # The seat's own view is not the spectators' (its hand shows) while the game runs;
     # the spectators' views are one rendering, the same bytes for all.
     assert seat.events != spectators[0].events
-    assert all(r.events == spectators[0].events for r in spectators)
+    for r in spectators:  # (says which event differs: seen once, on a loaded machine)
+        differ = [(a, b) for a, b in zip(r.events, spectators[0].events, strict=True) if a != b]
+        assert not differ, f"spectators shown different events: {differ[:1]}"
     assert [e["type"] for e in seat.events] == [e["type"] for e in full]
 
 
