@@ -29,6 +29,9 @@ X-Forwarded-For (`tabletop serve --forwarded-allow-ips`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -188,6 +191,7 @@ async def _answered(
         if slots is not None:
             await slots.acquire()
             state["slot"] = True
+            _SLOT.set((slots, state))
         if not state["answered"]:  # (the store may have been found down meanwhile)
             await next_app(scope, receive, sending)
     except Exception:
@@ -199,6 +203,30 @@ async def _answered(
         # a handler that ends before its 503 is sent must not end the request without an
         # answer (the server would send a bare 500 of its own)
         await asyncio.gather(*refusal, return_exceptions=True)
+
+
+# the request's slot (its semaphore, and whether it holds it), for `slot_given_back`
+_SLOT: ContextVar[tuple[asyncio.Semaphore, dict[str, bool]] | None] = ContextVar(
+    "slot", default=None
+)
+
+
+@asynccontextmanager
+async def slot_given_back() -> AsyncIterator[None]:
+    """Wait (for another request of the same player, say) without holding a loop slot: a
+    request that waits does no work on the loop, and must not keep others from it."""
+    held = _SLOT.get()
+    if held is None or not held[1]["slot"]:
+        yield
+        return
+    slots, state = held
+    state["slot"] = False
+    slots.release()
+    try:
+        yield
+    finally:
+        await slots.acquire()
+        state["slot"] = True
 
 
 def _crowded(queued: int) -> bool:

@@ -20,6 +20,7 @@ from eventsourcing.postgres import PostgresDatastore
 from psycopg.rows import tuple_row
 
 from api.bootstrap import Tabletop
+from api.guard import slot_given_back
 from api.limits import Buckets, refused
 from service.loop_writer import own_connection
 from service.pg_recorder import LockedFunctionRecorder
@@ -57,7 +58,7 @@ async def admitted(t: Tabletop, player: Player, bots: bool) -> AsyncIterator[Non
     if not limits.open_games:
         yield
         return
-    async with _locks(t).held(player.id, ADMIT_WAIT):
+    async with _locks(t).held(player.id, ADMIT_WAIT, slot_given_back):
         playing = await anyio.to_thread.run_sync(_playing, t, player.id, limits.open_games)
         if playing >= limits.open_games:
             raise refused(
@@ -67,7 +68,8 @@ async def admitted(t: Tabletop, player: Player, bots: bool) -> AsyncIterator[Non
                 30,
             )
         yield  # the write: when it raises, there is nothing new to wait for
-        await anyio.to_thread.run_sync(_projected, t)
+        async with slot_given_back():  # a wait, not work: the loop's slot goes to others
+            await anyio.to_thread.run_sync(_projected, t)
 
 
 def player_buckets(t: Tabletop, rate: Rate | None, kind: str) -> Buckets | SharedBuckets | None:

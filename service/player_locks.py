@@ -8,17 +8,18 @@ lock named for the player. Every process takes the advisory locks on one connect
 own with `pg_try_advisory_lock`, retried while another process holds it, so that waiting
 players cost no pooled connection (a blocking `pg_advisory_lock` would hold one each).
 
-If that connection is lost while a lock is held, the lock goes with it and another process
-may admit the same player meanwhile: the cap may then be passed by the requests of that
-moment, never silently for long (the next admission opens a new connection).
+If that connection is lost while a lock is held (or any statement on it fails or times out:
+it is then dropped), every lock it held goes with it and another process may admit the same
+players meanwhile: the cap may then be passed by the requests of that moment (the next
+admission opens a new connection).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
 from service.errors import Unavailable
@@ -41,34 +42,44 @@ class PlayerLocks:
             await self._conn.close()
 
     @asynccontextmanager
-    async def held(self, player_id: str, timeout: float) -> AsyncIterator[None]:
-        """Hold the player's lock (raises Unavailable after `timeout` seconds)."""
+    async def held(
+        self,
+        player_id: str,
+        timeout: float,
+        waiting: Callable[[], AbstractAsyncContextManager[None]] = nullcontext,
+    ) -> AsyncIterator[None]:
+        """Hold the player's lock (raises Unavailable after `timeout` seconds); `waiting`
+        is entered while the lock is waited for."""
         lock, users = self._local.get(player_id, (asyncio.Lock(), 0))
         self._local[player_id] = (lock, users + 1)
         deadline = time.monotonic() + timeout
+        key = f"{self._name}/player/{player_id}"
+        local = advisory = False  # which of the two this request holds
         try:
-            try:
-                async with asyncio.timeout(timeout):
-                    await lock.acquire()
-            except TimeoutError:
-                raise _busy() from None
-            try:
-                key = f"{self._name}/player/{player_id}"
+            async with waiting():
+                try:
+                    async with asyncio.timeout(timeout):
+                        await lock.acquire()
+                except TimeoutError:
+                    raise _busy() from None
+                local = True
                 if self._conn is not None:
                     await self._take(key, deadline)
-                try:
-                    yield
-                finally:
-                    if self._conn is not None:
-                        await self._conn.rows("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
-            finally:
-                lock.release()
+                    advisory = True
+            yield
         finally:
-            lock, users = self._local[player_id]
-            if users == 1:
-                del self._local[player_id]
-            else:
-                self._local[player_id] = (lock, users - 1)
+            try:
+                if advisory:
+                    assert self._conn is not None
+                    await self._conn.rows("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+            finally:
+                if local:
+                    lock.release()
+                lock, users = self._local[player_id]
+                if users == 1:
+                    del self._local[player_id]
+                else:
+                    self._local[player_id] = (lock, users - 1)
 
     async def _take(self, key: str, deadline: float) -> None:
         assert self._conn is not None
