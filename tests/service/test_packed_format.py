@@ -13,12 +13,13 @@ import msgspec
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from service.audit import _first_broken, export_lines, stored_lines
+from service.audit import export_lines, stored_lines
 from service.fold import UNREADABLE, new_fold
 from service.players import Players
 from service.reader import read_events
 from service.settings import Settings
 from service.store import EventStoreApp, MsgspecTranscoder, decode_envelope, open_store
+from service.tamper import first_broken
 from tests.conftest import all_games
 from tests.support.games import GameService, close_over
 
@@ -145,6 +146,6 @@ def test_every_changed_byte_of_a_packed_record_is_named(store: EventStoreApp) ->
             ]
             fake = SimpleNamespace(recorder=SimpleNamespace(select_events=lambda _id, d=damaged: d))
             lines = stored_lines(fake, game)  # type: ignore[arg-type]
-            assert _first_broken(lines) == version, (at, bit)
+            assert first_broken(lines) == version, (at, bit)
             with contextlib.suppress(*UNREADABLE):  # refused as damage, or read
                 decode_envelope(changed)
