@@ -26,6 +26,7 @@ log = structlog.get_logger("tabletop.findings")
 
 FINDINGS_STREAM = uuid.uuid5(uuid.UUID("5e1f3a7c-2b4d-4c6e-9f80-1a2b3c4d5e6f"), "tamper-findings")
 FRESH = 2.0  # seconds a process answers from the findings it read last
+LOG_AGAIN = 60.0  # seconds before a finding already logged is logged again
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Findings:
         self._lock = threading.Lock()
         self._refreshing = threading.Lock()
         self._reading: threading.Thread | None = None
+        self._logged: dict[str, float] = {}  # game: when its finding was last logged
 
     def tampered(self, fresh: float = FRESH) -> dict[str, TamperFound]:
         """The games found tampered and not cleared, read again if older than `fresh`
@@ -91,7 +93,8 @@ class Findings:
 
     def found(self, tamper: Tamper) -> None:
         """Record a game found tampered (once for as long as what differs stays the same),
-        and say so in the log each time it is found (`new` the first time)."""
+        and say so in the log: when it is new, then at most every LOG_AGAIN seconds per game
+        (an audit anyone may ask for must not turn into a flood of error lines)."""
         new = self._append(
             tamper.game,
             lambda version: TamperFound(
@@ -108,6 +111,12 @@ class Findings:
             ),
             lambda known: known is None or known.detail != tamper.detail,
         )
+        now = time.monotonic()
+        with self._lock:
+            said = self._logged.get(tamper.game)
+            if not new and said is not None and now - said < LOG_AGAIN:
+                return
+            self._logged[tamper.game] = now
         log.error(
             "game_tampered",
             game=tamper.game,

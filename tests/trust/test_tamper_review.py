@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import psycopg
+import structlog.testing
 
+from service.findings import Findings
 from service.settings import Settings
+from service.store import open_store
+from service.tamper import Tamper
 from tests.support.waits import wait_until
 from tests.trust.rewrite import delete_stream, delete_tail, rewrite_game
 from tests.trust.tampering import finished_game, health, sentinel_once, served
@@ -77,3 +81,23 @@ def test_a_game_stored_again_changed_gets_no_second_leaf(
             code, out, _ = sentinel_once(pg_settings)
             assert code == 1 and [t["game"] for t in out["tampered"]] == [game_id], out
         wait_until(lambda: health(http).get("tampered") == [game_id], 10, "the finding read")
+
+
+def test_a_finding_is_logged_when_new_then_at_most_every_minute(
+    sqlite_settings: Settings,
+) -> None:
+    """Anyone may ask a tampered game's audit, as often as they like: its error line is
+    written when the finding is new, not once per request."""
+    store = open_store(sqlite_settings)
+    try:
+        findings = Findings(store)
+        tamper = Tamper(game=str(uuid4()), what="final_hash_differs", first_version=None,
+                        stored_events=3, logged_version=3, logged_hash="a" * 64,
+                        stored_hash="b" * 64, detail="the final hash differs")  # fmt: skip
+        with structlog.testing.capture_logs() as logs:
+            for _ in range(5):
+                findings.found(tamper)
+        assert [e["event"] for e in logs].count("game_tampered") == 1
+        assert list(findings.tampered()) == [tamper.game]
+    finally:
+        store.close()
