@@ -154,10 +154,17 @@ def test_spectators_and_a_seat_each_get_every_event_in_order_from_the_fanout(
     # The seat's own view is not the spectators' (its hand shows) while the game runs;
     # the spectators' views are one rendering, the same bytes for all.
     assert seat.events != spectators[0].events
-    for r in spectators:  # (says which event differs: seen once, on a loaded machine)
-        differ = [(a, b) for a, b in zip(r.events, spectators[0].events, strict=True) if a != b]
-        assert not differ, f"spectators shown different events: {differ[:1]}"
+    # (A stream that reads an event only once the game is over is shown it as the game's
+    # record shows it then, hidden information revealed, as `full` is: seen on a loaded
+    # machine. Any other difference between two spectators is a fault.)
+    for i, shown in enumerate(zip(*(r.events for r in spectators), strict=True)):
+        kinds = {json.dumps(e, sort_keys=True) for e in shown}
+        kinds.discard(json.dumps(full[i], sort_keys=True))
+        assert len(kinds) <= 1, f"spectators shown different events: {sorted(kinds)[:2]}"
     assert [e["type"] for e in seat.events] == [e["type"] for e in full]
+    late = Reader(server, game)  # after the end: the record as the events route shows it
+    late.start()
+    assert late.ended.wait(20) and late.events == full
 
 
 def test_a_stream_resumes_from_last_event_id_in_the_fanout(pg_server: LiveServer) -> None:
