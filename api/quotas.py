@@ -10,7 +10,6 @@ written is in the read model, where the next admission counts it.
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,10 +27,10 @@ from service.player_locks import PlayerLocks
 from service.players import Player
 from service.settings import Rate
 from service.shared_buckets import SharedBuckets
+from service.store import read_model_holds_all
 
 ADMIT_WAIT = 30.0  # seconds a request waits for the player's earlier admissions (then 503)
 PROJECTED_WAIT = 10.0  # seconds the lock waits for the read model to hold the new game
-POLL_FIRST, POLL_MOST = 0.002, 0.05  # seconds between looks at the read model's position
 
 _LOCKS: weakref.WeakKeyDictionary[Tabletop, PlayerLocks] = weakref.WeakKeyDictionary()
 _BUCKETS: weakref.WeakKeyDictionary[Tabletop, dict[str, Buckets | SharedBuckets]] = (
@@ -110,11 +109,4 @@ def _projected(t: Tabletop) -> None:
     """Wait until the read model holds every event stored so far (the admitted write's
     among them), PROJECTED_WAIT at most: a read model that far behind is reported by
     /metrics, and the cap then counts what it holds."""
-    latest = t.store.recorder.max_notification_id() or 0
-    deadline = time.monotonic() + PROJECTED_WAIT
-    wait = POLL_FIRST
-    while (t.reads.max_tracking_id(t.store.name) or 0) < latest:
-        if time.monotonic() > deadline:
-            return
-        time.sleep(wait)  # the projection runner applies it within milliseconds
-        wait = min(POLL_MOST, wait * 2)
+    read_model_holds_all(t.store, t.reads.max_tracking_id, PROJECTED_WAIT)

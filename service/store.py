@@ -10,6 +10,8 @@ their own in the same store (as JSON).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -284,3 +286,20 @@ def bound_waits(store: EventStoreApp, settings: Settings) -> None:
         options=f"-c statement_timeout={round(limits.statement_timeout * 1000)}",
     )
     pool.drain()
+
+
+def read_model_holds_all(
+    store: EventStoreApp, tracked: Callable[[str], int | None], timeout: float
+) -> bool:
+    """Wait, `timeout` seconds at most, until a read model has applied every event the
+    store holds now (`tracked`: its position, given the store's name); whether it has. The
+    runner applies them within milliseconds: the looks start often and slow down."""
+    latest = store.recorder.max_notification_id() or 0
+    deadline = time.monotonic() + timeout
+    wait = 0.002
+    while (tracked(store.name) or 0) < latest:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(wait)
+        wait = min(0.05, wait * 2)
+    return True

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import heapq
 import threading
-import time
 from collections.abc import Callable
 from typing import Protocol
 from uuid import UUID
@@ -35,7 +34,7 @@ from service.errors import STORE_DOWN
 from service.games import Games
 from service.settings import Settings
 from service.sole import sole
-from service.store import EventStoreApp, open_store
+from service.store import EventStoreApp, open_store, read_model_holds_all
 from service.tournaments import TournamentService
 
 log = structlog.get_logger("tabletop.timekeeper")
@@ -113,13 +112,8 @@ class Timekeeper:
         """Wait (CATCH_UP at most) until the read model's index holds every event stored so
         far: a game whose clock started just before the gap must be credited too."""
         store = self.games.store
-        latest = store.recorder.max_notification_id() or 0
-        deadline = time.monotonic() + CATCH_UP
-        while (self.deadlines.max_tracking_id(store.name) or 0) < latest:
-            if time.monotonic() > deadline:
-                log.warning("credit_index_behind", latest=latest)
-                return
-            time.sleep(0.05)
+        if not read_model_holds_all(store, self.deadlines.max_tracking_id, CATCH_UP):
+            log.warning("credit_index_behind", latest=store.recorder.max_notification_id())
 
     def beat(self) -> None:
         """The service can act: stamp it (and release this process's timed moves)."""
