@@ -106,6 +106,21 @@ def _handed_over(server: LiveServer, streams: int) -> None:
     wait_until(lambda: handoff.given >= streams, 20, "the streams handed over")
 
 
+def _one_stream_handed_over(
+    server: LiveServer, api: Api
+) -> tuple[dict[str, str], str, Reader, int]:
+    """ann's game against a bot, and a spectator's stream of it held by the fan-out and
+    sent the game so far: (ann, the game, the stream, the version sent)."""
+    ann = api.player("ann")
+    game = api.create(ann, "secret-duel", 2, {1: "random"}, seat=0)["id"]
+    first = Reader(server, game)
+    first.start()
+    _handed_over(server, 1)
+    version = api.settled(game, ann)["version"]
+    wait_until(lambda: version in first.ids, 10, "the backlog sent")
+    return ann, game, first, version
+
+
 @pytest.fixture
 def pg_server(pg_settings: Settings) -> Iterator[LiveServer]:
     with LiveServer(pg_settings) as server:
@@ -170,13 +185,7 @@ def test_spectators_and_a_seat_each_get_every_event_in_order_from_the_fanout(
 def test_a_stream_resumes_from_last_event_id_in_the_fanout(pg_server: LiveServer) -> None:
     with httpx.Client(base_url=pg_server.url, timeout=30) as client:
         api = Api(client)
-        ann = api.player("ann")
-        game = api.create(ann, "secret-duel", 2, {1: "random"}, seat=0)["id"]
-        first = Reader(pg_server, game)
-        first.start()
-        _handed_over(pg_server, 1)
-        version = api.settled(game, ann)["version"]
-        wait_until(lambda: version in first.ids, 10, "the backlog sent")
+        ann, game, _, version = _one_stream_handed_over(pg_server, api)
         resumed = Reader(pg_server, game, {"Last-Event-ID": str(version - 2)})
         resumed.start()
         wait_until(lambda: version in resumed.ids, 10, "the resumed stream's first events")
@@ -233,13 +242,7 @@ def test_a_fanout_process_that_dies_is_replaced_and_its_clients_resume(
     hub = pg_server.app.state.tabletop.live
     with httpx.Client(base_url=pg_server.url, timeout=30) as client:
         api = Api(client)
-        ann = api.player("ann")
-        game = api.create(ann, "secret-duel", 2, {1: "random"}, seat=0)["id"]
-        first = Reader(pg_server, game)
-        first.start()
-        _handed_over(pg_server, 1)
-        version = api.settled(game, ann)["version"]
-        wait_until(lambda: version in first.ids, 10, "the backlog sent")
+        ann, game, first, _ = _one_stream_handed_over(pg_server, api)
         dead = hub.handoff.pid
         assert dead is not None
         os.kill(dead, signal.SIGKILL)  # (the process this test's server started)
