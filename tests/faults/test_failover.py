@@ -79,20 +79,6 @@ class Timed(Table):
         except BaseException as error:
             self.error = error
 
-    def new_game(self) -> str:
-        """clients.py's, each join with an Idempotency-Key: a join sent again after it was
-        applied (its answer lost with a host or the primary) is answered as the first time;
-        without a key, one that started the game hears 409 `game_not_open`."""
-        body = {"game": "secret-duel", "seats": self.seats, "seat": 0,
-                "options": {"rounds": self.rounds}}  # fmt: skip
-        created = self.expect(self.send("POST", "/v1/games", self.players[0], body), 200, 201)
-        game: str = created["id"]
-        self.games.append(game)
-        for player in self.players[1:]:
-            path = f"/v1/games/{game}/join"
-            self.expect(self.send("POST", path, player, key=uuid.uuid4().hex), 200)
-        return game
-
     def answered(self, game: str, answer: dict[str, Any]) -> None:
         self.stamps.append(time.monotonic())
 

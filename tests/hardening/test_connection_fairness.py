@@ -17,12 +17,11 @@ import selectors
 import socket
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from service.settings import Settings
-from tests.support.flood import FLOOD, OTHER, p99, play_beside_a_flood
+from tests.support.flood import FLOOD, OTHER, served_beside_a_flood
 from tests.support.serve import serve
 from tests.support.waits import wait_until
 
@@ -46,14 +45,7 @@ def served(pg_settings: Settings) -> Iterator[str]:
 
 
 def test_a_flood_from_one_address_leaves_the_others_served(served: str) -> None:
-    seconds, flood = play_beside_a_flood(served)
-    slowest = p99(seconds)
-    load = Path("/proc/loadavg").read_text().strip()
-    print(f"\n{len(seconds)} requests beside the flood: p99 {slowest * 1000:.0f} ms, max "
-          f"{max(seconds) * 1000:.0f} ms; flood {flood.rounds[:3]} ... {flood.rounds[-1]}; "
-          f"load average {load}")  # fmt: skip
-    assert flood.kept_to(64), f"the flood kept more than 64: {flood.rounds}"
-    assert slowest < 1.0, f"p99 {slowest:.3f} s over {len(seconds)} requests"
+    served_beside_a_flood(served, "beside the flood")
 
 
 def _connect(source: str, url: str) -> socket.socket:

@@ -179,3 +179,16 @@ if __name__ == "__main__":
     source, host, port, count, seconds = sys.argv[1:6]
     every = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
     flood(source, host, int(port), int(count), float(seconds), every)
+
+
+def served_beside_a_flood(url: str, what: str) -> None:
+    """`play_beside_a_flood`, printed with the load average, and held to its marks: the
+    flood kept to its 64 connections, and 127.0.0.3's p99 under a second."""
+    seconds, flood = play_beside_a_flood(url)
+    slowest = p99(seconds)
+    load = Path("/proc/loadavg").read_text().strip()
+    print(f"\n{len(seconds)} requests {what}: p99 {slowest * 1000:.0f} ms, max "
+          f"{max(seconds) * 1000:.0f} ms; flood {flood.rounds[:3]} ... {flood.rounds[-1]}; "
+          f"load average {load}")  # fmt: skip
+    assert flood.kept_to(64), f"the flood kept more than 64: {flood.rounds}"
+    assert slowest < 1.0, f"p99 {slowest:.3f} s over {len(seconds)} requests"
