@@ -81,7 +81,6 @@ class Tabletop:
         self.register = buckets(self.limits.register)  # per client address
         self.per_key = buckets(self.limits.per_key)
         self.bad_keys = buckets(self.limits.bad_keys)  # per client address
-        self.bot_games = buckets(self.limits.bot_games)  # per player
         self.players = Players(store)
         self.arbiters = arbiters
         self.reads = view_for(store)
